@@ -1,0 +1,173 @@
+# Stockade — top-level build.
+#
+#   make            build every program into build/
+#   make check      build with ASan + UBSan into build/san and run every test
+#   make run        start the suite with the policy in rules/ (state in ./state)
+#   make deps       install the Debian packages the build and the tests need
+#   make bench      run the benchmarks (results: docs/benchmarks.md)
+#   make fuzz       build the libFuzzer targets with clang and run each briefly
+#   make install    install programs, policy and docs (PREFIX, DESTDIR)
+#
+# Every program is built from lib/ plus its own folder; each folder except
+# cli/ is also archived as a library so tests link exactly the objects that ship.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+SAN      ?= 0
+CC       ?= cc
+
+# Debian packages: build, then test-only.  `make deps` installs what is missing.
+DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
+	    libevent-dev
+DEB_TEST  = check libsubunit-dev python3 util-linux
+DEB_PKGS  = $(DEB_BUILD) $(DEB_TEST)
+
+PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN     = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
+	   -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wno-unused-parameter
+HARDEN   = -fstack-protector-strong -fPIE -D_FORTIFY_SOURCE=2
+LDHARDEN = -pie -Wl,-z,relro,-z,now
+ifeq ($(SAN),1)
+OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	   -fno-sanitize-recover=all
+HARDEN   = -fPIE
+LDSAN    = -fsanitize=address,undefined
+else
+OPT      = -O2 -g
+endif
+CFLAGS  ?=
+CFLAGS  += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -Ilib $(PKG_CFLAGS)
+LDFLAGS += $(LDHARDEN) $(LDSAN)
+LDLIBS  += $(PKG_LIBS) -lpthread
+
+LIB_SRC    = $(wildcard lib/*.c)
+AUDITD_SRC = $(filter-out auditd/main.c,$(wildcard auditd/*.c))
+CLI_SRC    = $(filter-out cli/stockade.c,$(wildcard cli/*.c))
+UNIT_SRC   = $(wildcard tests/unit/check_*.c)
+FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
+BENCH_SRC  = $(wildcard bench/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIBSTOCKADE = $(BUILD)/libstockade.a
+LIBAUDITD   = $(BUILD)/libauditd.a
+LIBCLI      = $(BUILD)/libstockade-cli.a
+ALL_LIBS    = $(LIBCLI) $(LIBAUDITD) $(LIBSTOCKADE)
+
+PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade
+UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/replay_%,$(FUZZ_SRC))
+BENCH_BINS  = $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+DEPS_STAMP  = build/.deps-ok
+
+# Objects of tests and benchmarks are built by chained rules; keep them.
+.SECONDARY:
+
+.PHONY: all check run deps bench fuzz install clean lint unit integration
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBSTOCKADE): $(call obj,$(LIB_SRC))
+$(LIBAUDITD): $(call obj,$(AUDITD_SRC))
+$(LIBCLI): $(call obj,$(CLI_SRC))
+$(ALL_LIBS):
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/stockade-auditd: $(call obj,auditd/main.c) $(LIBAUDITD) $(LIBSTOCKADE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/stockade: $(call obj,cli/stockade.c) $(ALL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Unit tests: one Check suite per module, linked against the shipped archives.
+$(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd
+$(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd
+$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli
+$(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CHECK_CFLAGS) -Wno-missing-prototypes
+
+# Fuzz targets, replayed over their seed corpus by a plain driver in `make check`.
+$(BUILD)/tests/replay_%: $(call obj,tests/fuzz/%.c tests/fuzz/replay.c) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/bench/%: $(call obj,bench/%.c) $(ALL_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# ---------------------------------------------------------------- deps
+# Installs missing packages (apt-get update once, then install); the stamp is
+# rewritten whenever this Makefile changes the list.
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): Makefile
+	@missing=""; for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
+			|| missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing \
+			|| exit 1; \
+	fi
+	@mkdir -p $(dir $@) && touch $@
+
+# ---------------------------------------------------------------- tests
+# `make check` re-invokes make so the sanitizer build sees the packages that
+# `deps` may just have installed (pkg-config runs at parse time).
+check: $(DEPS_STAMP)
+	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration
+
+unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
+	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
+
+integration: $(PROGRAMS) $(BENCH_BINS)
+	@BUILD=$(BUILD) tests/integration/run.sh
+
+bench: $(DEPS_STAMP)
+	$(MAKE) --no-print-directory BUILD=build all $(BENCH_BINS)
+	@BUILD=build bench/run.sh
+
+fuzz: $(DEPS_STAMP)
+	@command -v clang >/dev/null || { \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo apt-get install -y -q clang; }
+	@BUILD=build/fuzz tests/fuzz/run.sh $(FUZZ_SRC)
+
+run: $(DEPS_STAMP)
+	$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) dist/run.sh
+
+lint:
+	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
+		$(LIB_SRC) auditd/*.c cli/*.c || { echo "lint: banned function"; exit 1; }
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/share/stockade/rules $(DESTDIR)$(PREFIX)/share/doc/stockade
+	install -m 0755 $(BUILD)/stockade-auditd $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 $(BUILD)/stockade $(DESTDIR)$(PREFIX)/bin/
+	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

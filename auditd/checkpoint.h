@@ -1,0 +1,46 @@
+/*
+ * Signed checkpoints: an Ed25519 signature over (chain id, seq, hash, ts)
+ * of a record.  Checkpoints are written into the log itself and, when
+ * configured, appended to a file meant to live off-host; the off-host copy
+ * is what detects truncation of the log's tail.
+ */
+#ifndef STOCKADE_CHECKPOINT_H
+#define STOCKADE_CHECKPOINT_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "buf.h"
+#include "chain.h"
+#include "hash.h"
+#include "util.h"
+
+#define CHECKPOINT_FILE		"checkpoints.log"
+#define CHECKPOINT_MSG_MAX	256
+
+struct checkpoint {
+	char		chain_id[CHAIN_ID_HEX + 1];
+	uint64_t	seq;
+	uint8_t		hash[SHA256_LEN];
+	char		ts[TS_LEN + 1];
+	char		key_id[KEY_ID_HEX + 1];
+	uint8_t		sig[ED25519_SIG_LEN];
+};
+
+/* Fills cp->sig and cp->key_id. */
+int	 checkpoint_sign(struct checkpoint *, EVP_PKEY *);
+/* 1 when the signature verifies with pub and the key ids match. */
+int	 checkpoint_verify(const struct checkpoint *, EVP_PKEY *pub);
+
+/* The fields of a "checkpoint" record in the log (new reference). */
+json_t	*checkpoint_record(const struct checkpoint *);
+/* Parses those fields back; -1 with *why. */
+int	 checkpoint_from_record(const json_t *, struct checkpoint *,
+	    const char **why);
+
+/* One line of the off-host file, '\n' included. */
+int	 checkpoint_line(const struct checkpoint *, struct buf *);
+int	 checkpoint_from_line(const char *, size_t, struct checkpoint *,
+	    const char **why);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * Loads rules/audit.yaml into struct audit_conf.  The file is operator
+ * input: every key is checked for type and range, unknown keys are errors
+ * (they are usually typos that would otherwise be silently ignored), and
+ * relative paths are taken relative to the file's own directory.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "frame.h"
+#include "config.h"
+#include "util.h"
+
+static const char *const action_names[] = {
+	"suspend", "halt", "keep_going", NULL
+};
+
+const char *
+audit_action_name(enum audit_action a)
+{
+	return action_names[a];
+}
+
+void
+audit_conf_defaults(struct audit_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->socket_path, sizeof(c->socket_path),
+	    "/run/stockade/auditd.sock");
+	c->socket_mode = 0660;
+	snprintf(c->log_dir, sizeof(c->log_dir), "/var/log/stockade/audit");
+	c->writers[0] = 0;
+	c->nwriters = 1;
+	c->max_event_bytes = 64 * 1024;
+	c->max_clients = 256;
+	c->max_file_bytes = 64ULL * 1024 * 1024;
+	c->keep_files = 50;
+	c->batch_max_events = 4096;
+	snprintf(c->key_path, sizeof(c->key_path),
+	    "/etc/stockade/keys/checkpoint.key");
+	c->checkpoint_events = 10000;
+	c->checkpoint_seconds = 60;
+	c->disk_full_action = ACTION_SUSPEND;
+	c->disk_error_action = ACTION_SUSPEND;
+	c->retry_seconds = 5;
+	c->refused_per_second = 10;
+}
+
+/* Resolves a configured path against the config file's directory. */
+static int
+set_path(struct conf_ctx *ctx, const json_t *obj, const char *key,
+    const char *base, char *out, size_t outlen)
+{
+	const char	*s;
+	int		 r;
+
+	if ((r = conf_get_string(ctx, obj, key, &s)) != 1)
+		return r;
+	if (*s == '\0') {
+		out[0] = '\0';
+		return 1;
+	}
+	if (s[0] == '/' ? xsnprintf(out, outlen, "%s", s) == -1 :
+	    xsnprintf(out, outlen, "%s/%s", base, s) == -1) {
+		conf_error(ctx, json_object_get(obj, key), "%s: path too long",
+		    key);
+		return -1;
+	}
+	return 1;
+}
+
+static void
+load_writers(struct conf_ctx *ctx, const json_t *arr, struct audit_conf *c)
+{
+	const json_t	*v;
+	struct passwd	*pw;
+	size_t		 i;
+
+	c->nwriters = 0;
+	json_array_foreach(arr, i, v) {
+		if (c->nwriters == AUDIT_WRITERS_MAX) {
+			conf_error(ctx, v, "writers: more than %d entries",
+			    AUDIT_WRITERS_MAX);
+			return;
+		}
+		if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+		    json_integer_value(v) < (json_int_t)UINT32_MAX) {
+			c->writers[c->nwriters++] = (uid_t)json_integer_value(v);
+		} else if (json_is_string(v)) {
+			/* Names resolve at load time; a reload picks up changes. */
+			if ((pw = getpwnam(json_string_value(v))) == NULL) {
+				conf_error(ctx, v, "writers: no such user '%s'",
+				    json_string_value(v));
+				continue;
+			}
+			c->writers[c->nwriters++] = pw->pw_uid;
+		} else
+			conf_error(ctx, v, "writers: expected a user name or uid");
+	}
+}
+
+static int
+parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
+    struct audit_conf *c)
+{
+	static const char *const top[] = { "socket", "socket_mode", "log_dir",
+	    "writers", "limits", "rotation", "flush", "checkpoint",
+	    "disk_full_action", "disk_error_action", "retry_seconds", NULL };
+	static const char *const limits_keys[] = { "max_event_bytes",
+	    "max_clients", "refused_writer_events_per_second", NULL };
+	static const char *const rot_keys[] = { "max_file_bytes",
+	    "keep_files", NULL };
+	static const char *const flush_keys[] = { "max_batch_events", NULL };
+	static const char *const cp_keys[] = { "key", "every_events",
+	    "every_seconds", "offhost_dir", NULL };
+	json_t		*sub, *arr;
+	int64_t		 i;
+	uint64_t	 u;
+	int		 e;
+
+	if (conf_expect_object(ctx, root, "audit.yaml") == -1)
+		return -1;
+	conf_check_keys(ctx, root, top);
+	set_path(ctx, root, "socket", base, c->socket_path,
+	    sizeof(c->socket_path));
+	if (conf_get_int(ctx, root, "socket_mode", 0, 0777, &i) == 1)
+		c->socket_mode = (mode_t)i;
+	set_path(ctx, root, "log_dir", base, c->log_dir, sizeof(c->log_dir));
+	if (conf_get_array(ctx, root, "writers", &arr) == 1)
+		load_writers(ctx, arr, c);
+	if (conf_get_object(ctx, root, "limits", &sub) == 1) {
+		conf_check_keys(ctx, sub, limits_keys);
+		if (conf_get_size(ctx, sub, "max_event_bytes", 1024,
+		    FRAME_MAX, &u) == 1)
+			c->max_event_bytes = (size_t)u;
+		if (conf_get_int(ctx, sub, "max_clients", 1, 4096, &i) == 1)
+			c->max_clients = (unsigned)i;
+		if (conf_get_int(ctx, sub, "refused_writer_events_per_second",
+		    1, 1000, &i) == 1)
+			c->refused_per_second = (unsigned)i;
+	}
+	if (conf_get_object(ctx, root, "rotation", &sub) == 1) {
+		conf_check_keys(ctx, sub, rot_keys);
+		if (conf_get_size(ctx, sub, "max_file_bytes", 64 * 1024,
+		    1ULL << 40, &u) == 1)
+			c->max_file_bytes = u;
+		if (conf_get_int(ctx, sub, "keep_files", 2, 1000000, &i) == 1)
+			c->keep_files = (unsigned)i;
+	}
+	if (conf_get_object(ctx, root, "flush", &sub) == 1) {
+		conf_check_keys(ctx, sub, flush_keys);
+		if (conf_get_int(ctx, sub, "max_batch_events", 1, 65536, &i) == 1)
+			c->batch_max_events = (unsigned)i;
+	}
+	if (conf_get_object(ctx, root, "checkpoint", &sub) == 1) {
+		conf_check_keys(ctx, sub, cp_keys);
+		set_path(ctx, sub, "key", base, c->key_path,
+		    sizeof(c->key_path));
+		if (conf_get_int(ctx, sub, "every_events", 1, 100000000, &i) == 1)
+			c->checkpoint_events = (unsigned)i;
+		if (conf_get_int(ctx, sub, "every_seconds", 1, 86400, &i) == 1)
+			c->checkpoint_seconds = (unsigned)i;
+		set_path(ctx, sub, "offhost_dir", base, c->checkpoint_dir,
+		    sizeof(c->checkpoint_dir));
+	}
+	if (conf_get_enum(ctx, root, "disk_full_action", action_names, &e) == 1)
+		c->disk_full_action = (enum audit_action)e;
+	if (conf_get_enum(ctx, root, "disk_error_action", action_names, &e) == 1)
+		c->disk_error_action = (enum audit_action)e;
+	if (conf_get_int(ctx, root, "retry_seconds", 1, 3600, &i) == 1)
+		c->retry_seconds = (unsigned)i;
+	return ctx->nerrors ? -1 : 0;
+}
+
+int
+audit_conf_load(const char *path, struct audit_conf *c)
+{
+	struct conf_doc	*doc;
+	struct conf_ctx	 ctx;
+	char		 err[CONF_ERROR_LEN], dir[PATH_MAX];
+	int		 rv;
+
+	audit_conf_defaults(c);
+	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	snprintf(c->sha256, sizeof(c->sha256), "%s", conf_doc_sha256(doc));
+	snprintf(dir, sizeof(dir), "%s", path);
+	conf_ctx_init(&ctx, doc);
+	rv = parse_doc(&ctx, conf_doc_root(doc), dirname(dir), c);
+	if (rv == -1)
+		conf_ctx_report(&ctx);
+	conf_doc_free(doc);
+	return rv;
+}

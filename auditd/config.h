@@ -1,0 +1,52 @@
+/*
+ * stockade-auditd settings: rules/audit.yaml, then command-line overrides.
+ * The config is parsed whole and validated before anything uses it, so a
+ * reload either swaps in a complete config or keeps the old one.
+ */
+#ifndef STOCKADE_AUDITD_CONFIG_H
+#define STOCKADE_AUDITD_CONFIG_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hash.h"
+
+#define AUDIT_WRITERS_MAX	32
+#define AUDIT_DEFAULT_CONFIG	"/etc/stockade/rules/audit.yaml"
+
+enum audit_action {
+	ACTION_SUSPEND,		/* refuse new events until the disk recovers */
+	ACTION_HALT,		/* stop the daemon; writers then refuse to run code */
+	ACTION_KEEP_GOING,	/* drop events, count them, record the count later */
+};
+
+struct audit_conf {
+	char		 path[PATH_MAX];	/* the file it came from */
+	char		 sha256[SHA256_HEX + 1];	/* of that file */
+	char		 socket_path[PATH_MAX];
+	mode_t		 socket_mode;
+	char		 log_dir[PATH_MAX];
+	uid_t		 writers[AUDIT_WRITERS_MAX];
+	size_t		 nwriters;
+	size_t		 max_event_bytes;	/* one frame from a writer */
+	unsigned	 max_clients;
+	uint64_t	 max_file_bytes;	/* rotate past this size */
+	unsigned	 keep_files;		/* log files kept, active included */
+	unsigned	 batch_max_events;	/* group commit ceiling */
+	char		 key_path[PATH_MAX];	/* Ed25519 private key */
+	char		 checkpoint_dir[PATH_MAX];	/* off-host copy; "" = none */
+	unsigned	 checkpoint_events;
+	unsigned	 checkpoint_seconds;
+	enum audit_action disk_full_action;
+	enum audit_action disk_error_action;
+	unsigned	 retry_seconds;
+	unsigned	 refused_per_second;	/* writer_refused events, rate cap */
+};
+
+/* Loads and validates; on error prints file:line:column messages, returns -1. */
+int		 audit_conf_load(const char *path, struct audit_conf *);
+void		 audit_conf_defaults(struct audit_conf *);
+const char	*audit_action_name(enum audit_action);
+
+#endif

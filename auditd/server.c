@@ -1,0 +1,601 @@
+/*
+ * Writer connections.  Peers are authenticated by the kernel (SO_PEERCRED)
+ * at accept time; after that every frame is still untrusted input: its
+ * size is checked before it is buffered, it must parse, and the event must
+ * match the schema.  Anything refused gets an error reply and is itself
+ * recorded, so a misbehaving writer is visible in the trail it feeds.
+ */
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "chain.h"
+#include "event.h"
+#include "frame.h"
+#include "log.h"
+#include "server.h"
+#include "util.h"
+
+#define PRIO_CLIENT		1
+#define REPLY_MAX		(64 * 1024)
+#define REJECT_REASON_MAX	256
+
+struct client {
+	struct server		*srv;
+	struct bufferevent	*bev;
+	struct peer		 peer;
+	unsigned		 refs;		/* connection + pending acks */
+	int			 closed;
+	int			 blocked;	/* held back by a full batch */
+	int			 closing;	/* close once replies are out */
+	TAILQ_ENTRY(client)	 entry;
+};
+TAILQ_HEAD(client_list, client);
+
+struct ack_ctx {
+	struct client	*c;
+	json_t		*id;
+};
+
+struct server {
+	struct audit_conf	 conf;
+	struct event_base	*base;
+	struct writer		*w;
+	struct evconnlistener	*listener;
+	struct client_list	 clients;
+	unsigned		 nclients;
+	struct event		*resume_ev;
+	int			 stopping;
+	/* Rate limit on writer_refused records. */
+	uint64_t		 refused_window;	/* mono seconds */
+	unsigned		 refused_in_window;
+	uint64_t		 refused_suppressed;
+};
+
+static void	client_process(struct client *);
+
+/* ------------------------------------------------------------ replies */
+
+static void
+client_send(struct client *c, json_t *msg)
+{
+	struct buf	 b;
+
+	if (c->closed) {
+		json_decref(msg);
+		return;
+	}
+	buf_init(&b, FRAME_HDR_LEN + REPLY_MAX);
+	if (frame_encode(msg, REPLY_MAX, &b) == 0)
+		bufferevent_write(c->bev, b.data, b.len);
+	else
+		log_warnx("reply to pid %ld too large; dropped",
+		    (long)c->peer.pid);
+	buf_free(&b);
+	json_decref(msg);
+}
+
+static json_t *
+reply_new(const char *type, const json_t *id)
+{
+	json_t	*j = json_pack("{s:s}", "type", type);
+
+	if (id != NULL)
+		json_object_set(j, "id", (json_t *)id);
+	return j;
+}
+
+static void
+send_error(struct client *c, const json_t *id, const char *code,
+    const char *message)
+{
+	json_t	*j = reply_new("error", id);
+
+	json_object_set_new(j, "error", json_string(code));
+	json_object_set_new(j, "message", json_string(message));
+	if (json_object_get(j, "message") == NULL)
+		json_object_set_new(j, "message", json_string("(unprintable)"));
+	client_send(c, j);
+}
+
+static void
+send_ack(struct client *c, const json_t *id, uint64_t seq,
+    const uint8_t hash[SHA256_LEN], int durable)
+{
+	char	 hex[SHA256_HEX + 1];
+	json_t	*j = reply_new("ack", id);
+
+	hex_encode(hash, SHA256_LEN, hex);
+	json_object_set_new(j, "seq", json_integer((json_int_t)seq));
+	json_object_set_new(j, "hash", json_string(hex));
+	json_object_set_new(j, "durable", json_boolean(durable));
+	client_send(c, j);
+}
+
+static const char *
+status_code(enum writer_status st)
+{
+	switch (st) {
+	case WRITER_OK:
+		return "ok";
+	case WRITER_FULL:
+		return "busy";
+	case WRITER_TOO_LARGE:
+		return "too_large";
+	case WRITER_SUSPENDED:
+		return "suspended";
+	case WRITER_LOST:
+		return "lost";
+	case WRITER_HALTED:
+		return "halted";
+	case WRITER_STOPPING:
+		break;
+	}
+	return "shutting_down";
+}
+
+static const char *
+status_message(enum writer_status st)
+{
+	switch (st) {
+	case WRITER_SUSPENDED:
+		return "audit log suspended after a disk failure; event refused";
+	case WRITER_LOST:
+		return "audit log unavailable (keep_going): event dropped and "
+		    "counted";
+	case WRITER_HALTED:
+		return "audit log halted after a disk failure";
+	case WRITER_TOO_LARGE:
+		return "event exceeds the record size limit";
+	default:
+		return "stockade-auditd is shutting down";
+	}
+}
+
+/* ------------------------------------------------------------ clients */
+
+static void
+client_unref(struct client *c)
+{
+	if (--c->refs > 0)
+		return;
+	bufferevent_free(c->bev);
+	free(c);
+}
+
+static void
+client_close(struct client *c)
+{
+	struct server	*s = c->srv;
+
+	if (c->closed)
+		return;
+	c->closed = 1;
+	TAILQ_REMOVE(&s->clients, c, entry);
+	s->nclients--;
+	bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+	client_unref(c);
+}
+
+/* Closes once the replies already queued have been written. */
+static void
+client_close_after_write(struct client *c)
+{
+	bufferevent_disable(c->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(c->bev)) == 0)
+		client_close(c);
+	else
+		c->closing = 1;		/* see client_write_cb */
+}
+
+static void
+ack_done(void *arg, enum writer_status st, uint64_t seq,
+    const uint8_t hash[SHA256_LEN])
+{
+	struct ack_ctx	*a = arg;
+
+	if (st == WRITER_OK)
+		send_ack(a->c, a->id, seq, hash, 1);
+	else
+		send_error(a->c, a->id, status_code(st), status_message(st));
+	client_unref(a->c);
+	json_decref(a->id);
+	free(a);
+}
+
+/* Records a refused frame: what was wrong, its size and digest, never its bytes. */
+static void
+record_rejected(struct client *c, const char *reason, const void *payload,
+    size_t len)
+{
+	char	 hex[SHA256_HEX + 1], why[REJECT_REASON_MAX];
+
+	/* Parser messages may quote the writer's bytes: keep them ASCII. */
+	snprintf(why, sizeof(why), "%s", reason);
+	str_ascii(why);
+	if (payload != NULL)
+		sha256_hex(payload, len, hex);
+	writer_append_own(c->srv->w, "event_rejected", json_pack(
+	    "{s:{s:I, s:I}, s:s, s:I, s:s*}",
+	    "writer", "uid", (json_int_t)c->peer.uid,
+	    "pid", (json_int_t)c->peer.pid, "reason", why,
+	    "size", (json_int_t)len, "sha256", payload ? hex : NULL));
+}
+
+static void
+reject(struct client *c, const json_t *id, const char *code,
+    const char *message, const void *payload, size_t len)
+{
+	send_error(c, id, code, message);
+	record_rejected(c, message, payload, len);
+}
+
+static void
+handle_append(struct client *c, json_t *msg, const json_t *id,
+    const void *payload, size_t len, int *blocked)
+{
+	struct ack_ctx		*a = NULL;
+	enum writer_status	 st;
+	json_t			*ev, *sync;
+	char			 err[REJECT_REASON_MAX], name[CHAIN_EVENT_NAME_MAX];
+	uint8_t			 hash[SHA256_LEN];
+	uint64_t		 seq;
+	int			 want_sync = 1;
+
+	ev = json_object_get(msg, "event");
+	if ((sync = json_object_get(msg, "sync")) != NULL) {
+		if (!json_is_boolean(sync)) {
+			reject(c, id, "invalid", "field 'sync' must be a "
+			    "boolean", payload, len);
+			return;
+		}
+		want_sync = json_is_true(sync);
+	}
+	if (ev == NULL) {
+		reject(c, id, "invalid", "field 'event' (object) is required",
+		    payload, len);
+		return;
+	}
+	if (event_validate(ev, err, sizeof(err)) == -1) {
+		reject(c, id, "invalid", err, payload, len);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s",
+	    json_string_value(json_object_get(ev, "event")));
+	json_object_del(ev, "event");
+	if (want_sync) {
+		a = xcalloc(1, sizeof(*a));
+		a->c = c;
+		a->id = id ? json_incref((json_t *)id) : NULL;
+	}
+	st = writer_append(c->srv->w, name, ev, &c->peer, want_sync, ack_done,
+	    a, &seq, hash);
+	if (st == WRITER_OK && want_sync) {
+		c->refs++;
+		return;
+	}
+	if (a != NULL) {
+		json_decref(a->id);
+		free(a);
+	}
+	switch (st) {
+	case WRITER_OK:
+		send_ack(c, id, seq, hash, 0);
+		break;
+	case WRITER_FULL:
+		*blocked = 1;
+		break;
+	case WRITER_TOO_LARGE:
+		reject(c, id, status_code(st), status_message(st), payload, len);
+		break;
+	default:
+		send_error(c, id, status_code(st), status_message(st));
+		break;
+	}
+}
+
+static void
+handle_status(struct client *c, const json_t *id)
+{
+	json_t	*j = reply_new("status", id);
+
+	json_object_set_new(j, "audit", writer_status_json(c->srv->w));
+	json_object_set_new(j, "clients",
+	    json_integer((json_int_t)c->srv->nclients));
+	client_send(c, j);
+}
+
+/* Returns 1 when the frame must be retried later (batch full). */
+static int
+handle_frame(struct client *c, const uint8_t *payload, size_t len)
+{
+	json_t		*msg, *id;
+	const char	*type;
+	char		 err[REJECT_REASON_MAX];
+	int		 blocked = 0;
+
+	if ((msg = frame_parse(payload, len, err, sizeof(err))) == NULL) {
+		reject(c, NULL, "invalid", err, payload, len);
+		return 0;
+	}
+	id = json_object_get(msg, "id");
+	if (id != NULL && !json_is_integer(id) && !json_is_string(id)) {
+		reject(c, NULL, "invalid", "field 'id' must be an integer or "
+		    "a string", payload, len);
+		goto out;
+	}
+	type = json_string_value(json_object_get(msg, "type"));
+	if (type != NULL && strcmp(type, "append") == 0)
+		handle_append(c, msg, id, payload, len, &blocked);
+	else if (type != NULL && strcmp(type, "status") == 0)
+		handle_status(c, id);
+	else
+		reject(c, id, "invalid", "field 'type' must be \"append\" or "
+		    "\"status\"", payload, len);
+out:
+	json_decref(msg);
+	return blocked;
+}
+
+static void
+client_process(struct client *c)
+{
+	struct evbuffer	*in = bufferevent_get_input(c->bev);
+	uint8_t		 hdr[FRAME_HDR_LEN];
+	size_t		 len, avail;
+	uint8_t		*p;
+
+	while (!c->closed && !c->closing && !c->blocked && !c->srv->stopping) {
+		avail = evbuffer_get_length(in);
+		if (avail < FRAME_HDR_LEN)
+			return;
+		evbuffer_copyout(in, hdr, sizeof(hdr));
+		if (frame_header(hdr, c->srv->conf.max_event_bytes, &len) == -1) {
+			/* The stream cannot be resynchronised: answer, close. */
+			reject(c, NULL, "too_large", "frame length is zero or "
+			    "exceeds limits.max_event_bytes", NULL, 0);
+			client_close_after_write(c);
+			return;
+		}
+		if (avail < FRAME_HDR_LEN + len)
+			return;
+		p = evbuffer_pullup(in, (ev_ssize_t)(FRAME_HDR_LEN + len));
+		if (handle_frame(c, p + FRAME_HDR_LEN, len)) {
+			c->blocked = 1;
+			bufferevent_disable(c->bev, EV_READ);
+			return;
+		}
+		evbuffer_drain(in, FRAME_HDR_LEN + len);
+	}
+}
+
+static void
+client_read_cb(struct bufferevent *bev, void *arg)
+{
+	client_process(arg);
+}
+
+static void
+client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct client	*c = arg;
+
+	if (c->closing)
+		client_close(c);
+}
+
+static void
+client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct client	*c = arg;
+
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		client_close(c);
+}
+
+/* The writer has room again: process what blocked clients had buffered. */
+static void
+resume_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct server	*s = arg;
+	struct client	*c, *next;
+
+	for (c = TAILQ_FIRST(&s->clients); c != NULL; c = next) {
+		next = TAILQ_NEXT(c, entry);
+		if (!c->blocked)
+			continue;
+		c->blocked = 0;
+		bufferevent_enable(c->bev, EV_READ);
+		c->refs++;
+		client_process(c);
+		client_unref(c);
+	}
+}
+
+static void
+writer_resumed(void *arg)
+{
+	struct server	*s = arg;
+
+	event_active(s->resume_ev, 0, 0);
+}
+
+/* ------------------------------------------------------------ accepting */
+
+static int
+writer_allowed(const struct server *s, uid_t uid)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->conf.nwriters; i++)
+		if (s->conf.writers[i] == uid)
+			return 1;
+	return 0;
+}
+
+/*
+ * A refused connection is an audit event, but a local user must not be
+ * able to flood the trail with them: at most refused_per_second a second
+ * are recorded, the rest counted into the next record.
+ */
+static void
+record_refused(struct server *s, const struct peer *p)
+{
+	uint64_t	 now = mono_ms() / 1000;
+
+	if (now != s->refused_window) {
+		s->refused_window = now;
+		s->refused_in_window = 0;
+	}
+	if (s->refused_in_window >= s->conf.refused_per_second) {
+		s->refused_suppressed++;
+		return;
+	}
+	s->refused_in_window++;
+	writer_append_own(s->w, "writer_refused", json_pack(
+	    "{s:{s:I, s:I, s:I}, s:s, s:I}", "writer",
+	    "uid", (json_int_t)p->uid, "gid", (json_int_t)p->gid,
+	    "pid", (json_int_t)p->pid,
+	    "reason", "uid is not in writers", "suppressed",
+	    (json_int_t)s->refused_suppressed));
+	s->refused_suppressed = 0;
+}
+
+static void
+refuse_fd(int fd, const char *code, const char *message)
+{
+	json_t	*j = json_pack("{s:s, s:s, s:s}", "type", "error", "error", code,
+		    "message", message);
+
+	/* Best effort; the socket is non-blocking and the reply is tiny. */
+	(void)frame_send(fd, j, NULL, 0);
+	json_decref(j);
+	close(fd);
+}
+
+static void
+accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
+    int salen, void *arg)
+{
+	struct server	*s = arg;
+	struct client	*c;
+	struct peer	 p;
+
+	if (peer_cred(fd, &p) == -1) {
+		log_warn("SO_PEERCRED");
+		close(fd);
+		return;
+	}
+	if (s->stopping) {
+		refuse_fd(fd, "shutting_down", "stockade-auditd is shutting down");
+		return;
+	}
+	if (!writer_allowed(s, p.uid)) {
+		log_warnx("refused writer uid %lu pid %ld", (unsigned long)p.uid,
+		    (long)p.pid);
+		record_refused(s, &p);
+		refuse_fd(fd, "forbidden", "this uid is not an audit writer");
+		return;
+	}
+	if (s->nclients >= s->conf.max_clients) {
+		log_warnx("too many writers (%u); refused pid %ld",
+		    s->nclients, (long)p.pid);
+		refuse_fd(fd, "busy", "too many writer connections");
+		return;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->srv = s;
+	c->peer = p;
+	c->refs = 1;
+	c->bev = bufferevent_socket_new(s->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (c->bev == NULL)
+		fatalx("bufferevent_socket_new");
+	bufferevent_priority_set(c->bev, PRIO_CLIENT);
+	/* Never buffer more than one maximal frame from a writer. */
+	bufferevent_setwatermark(c->bev, EV_READ, 0,
+	    FRAME_HDR_LEN + s->conf.max_event_bytes);
+	bufferevent_setcb(c->bev, client_read_cb, client_write_cb,
+	    client_event_cb, c);
+	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+	TAILQ_INSERT_TAIL(&s->clients, c, entry);
+	s->nclients++;
+}
+
+static void
+accept_error_cb(struct evconnlistener *l, void *arg)
+{
+	log_warn("accept");
+}
+
+struct server *
+server_start(struct event_base *base, const struct audit_conf *conf,
+    struct writer *w)
+{
+	struct server	*s = xcalloc(1, sizeof(*s));
+	int		 fd;
+
+	s->conf = *conf;
+	s->base = base;
+	s->w = w;
+	TAILQ_INIT(&s->clients);
+	if ((fd = unix_listen(conf->socket_path, conf->socket_mode, 128)) == -1) {
+		free(s);
+		return NULL;
+	}
+	s->listener = evconnlistener_new(base, accept_cb, s,
+	    LEV_OPT_CLOSE_ON_FREE, -1, fd);
+	if (s->listener == NULL)
+		fatalx("evconnlistener_new");
+	evconnlistener_set_error_cb(s->listener, accept_error_cb);
+	if ((s->resume_ev = event_new(base, -1, 0, resume_cb, s)) == NULL)
+		fatalx("event_new");
+	event_priority_set(s->resume_ev, PRIO_CLIENT);
+	writer_on_resume(w, writer_resumed, s);
+	return s;
+}
+
+void
+server_reconfigure(struct server *s, const struct audit_conf *conf)
+{
+	memcpy(s->conf.writers, conf->writers, sizeof(conf->writers));
+	s->conf.nwriters = conf->nwriters;
+	s->conf.max_event_bytes = conf->max_event_bytes;
+	s->conf.max_clients = conf->max_clients;
+	s->conf.refused_per_second = conf->refused_per_second;
+}
+
+void
+server_stop(struct server *s)
+{
+	struct client	*c;
+
+	s->stopping = 1;
+	if (s->listener != NULL) {
+		evconnlistener_free(s->listener);
+		s->listener = NULL;
+		unlink(s->conf.socket_path);
+	}
+	TAILQ_FOREACH(c, &s->clients, entry)
+		bufferevent_disable(c->bev, EV_READ);
+}
+
+void
+server_free(struct server *s)
+{
+	struct client	*c;
+
+	server_stop(s);
+	while ((c = TAILQ_FIRST(&s->clients)) != NULL)
+		client_close(c);
+	event_free(s->resume_ev);
+	free(s);
+}

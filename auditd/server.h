@@ -1,0 +1,24 @@
+/*
+ * The writers' socket: accepts connections, authenticates each peer with
+ * SO_PEERCRED against the configured writer uids, reads frames and passes
+ * validated events to the writer.  docs/ipc.md documents the messages.
+ */
+#ifndef STOCKADE_SERVER_H
+#define STOCKADE_SERVER_H
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "writer.h"
+
+struct server;
+
+struct server	*server_start(struct event_base *, const struct audit_conf *,
+		    struct writer *);
+/* Applies reloadable settings: writers, limits. */
+void		 server_reconfigure(struct server *, const struct audit_conf *);
+/* Stops accepting and reading; acks still go out. */
+void		 server_stop(struct server *);
+void		 server_free(struct server *);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * The audit log verifier behind `stockade audit verify`.  It hashes the
+ * bytes on disk, never re-serialized JSON, and names the first record
+ * that fails: file:line seq N and why.
+ */
+#ifndef STOCKADE_VERIFY_H
+#define STOCKADE_VERIFY_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "chain.h"
+#include "hash.h"
+
+enum verify_result {
+	VERIFY_OK = 0,
+	VERIFY_TAMPERED = 1,
+	VERIFY_ERROR = 2,	/* could not read, or nothing to verify */
+};
+
+struct verify_opts {
+	EVP_PKEY	*pubkey;	/* checks checkpoint signatures */
+	const char	*checkpoints;	/* directory holding the off-host copy */
+};
+
+struct verify_report {
+	enum verify_result	result;
+	char			where[PATH_MAX + 64];	/* file:line seq N */
+	char			reason[PATH_MAX + 512];
+	char			warning[PATH_MAX + 512];	/* not tampering, worth saying */
+	uint64_t		first_seq, last_seq, records, files;
+	uint64_t		checkpoints;		/* records in the log */
+	uint64_t		checkpoints_verified;	/* signatures checked */
+	uint64_t		offhost_checked;	/* off-host matched */
+	uint64_t		offhost_skipped;	/* older than the log */
+	uint64_t		unsigned_tail;	/* records after the last checkpoint */
+	char			head[SHA256_HEX + 1];
+	char			chain_id[CHAIN_ID_HEX + 1];
+};
+
+enum verify_result verify_dir(const char *dir, const struct verify_opts *,
+		    struct verify_report *);
+/* Verifies one in-memory file as a whole log (tests and fuzzing). */
+enum verify_result verify_buffer(const char *name, const char *data,
+		    size_t len, const struct verify_opts *,
+		    struct verify_report *);
+
+#endif

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Benchmarks, each printed as a ratio against a baseline measured in the
+# same run (docs/benchmarks.md records the results and how to read them).
+#
+#   audit append: events/s with synchronous acks from 8 writers, against
+#     bench/append_baseline writing the same bytes with the same number of
+#     lines per fdatasync (the disk's limit).  Target >= 0.5.
+#   audit verify: `stockade audit verify` against `openssl dgst -sha256` of
+#     the same files.  Target <= 1.5x its time.
+set -eu
+: "${BUILD:=build}"
+cd "$(dirname "$0")/.."
+B="$PWD/$BUILD"
+# On the real disk, not a tmpfs: fdatasync must cost what it costs.
+T="$PWD/$BUILD/bench-tmp"
+rm -rf "$T"
+mkdir -p "$T"
+trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$T"' EXIT
+EVENTS=${BENCH_EVENTS:-20000}		# per writer
+RUNS=${BENCH_RUNS:-5}
+
+"$B/stockade" audit keygen "$T/keys" >/dev/null
+printf 'writers: [root]\ncheckpoint: {every_events: 10000}\n' >"$T/audit.yaml"
+
+start() {
+	rm -rf "$T/log"
+	"$B/stockade-auditd" -d -f "$T/audit.yaml" --socket "$T/sock" \
+	    --log-dir "$T/log" --key "$T/keys/checkpoint.key" 2>/dev/null &
+	pid=$!
+	while [ ! -S "$T/sock" ]; do sleep 0.02; done
+}
+
+field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -1; }
+
+echo "== audit append: 8 writers, synchronous acks"
+printf '%-8s %12s %10s %14s %8s\n' window "events/s" "lines/sync" "baseline/s" ratio
+for window in 1 16 64; do
+	start
+	out=$("$B/bench/audit_load" --socket "$T/sock" --writers 8 \
+	    --events "$EVENTS" --window $window)
+	st=$("$B/stockade" audit status --socket "$T/sock")
+	kill $pid; wait $pid || true
+	eps=$(echo "$out" | sed -n 's/.*events_per_sec \([0-9]*\).*/\1/p')
+	records=$(echo "$st" | field records)
+	batches=$(echo "$st" | field batches)
+	per=$(( (records + batches / 2) / batches ))
+	cat "$T"/log/audit-*.log >"$T/lines"
+	base=$("$B/bench/append_baseline" "$T/lines" "$T/baseline.out" "$per" |
+	    sed -n 's/.*lines_per_sec \([0-9]*\).*/\1/p')
+	printf '%-8s %12s %10s %14s %8.2f\n' $window "$eps" "$per" "$base" \
+	    "$(echo "$eps $base" | awk '{print $1 / $2}')"
+done
+
+echo "== audit verify vs openssl dgst -sha256 (same files)"
+start
+"$B/bench/audit_load" --socket "$T/sock" --writers 8 --events $(( EVENTS * 3 )) \
+    --window 64 >/dev/null
+kill $pid; wait $pid || true
+size=$(cat "$T"/log/audit-*.log | wc -c)
+ns() { local s; s=$(date +%s%N); "$@" >/dev/null; echo $(( $(date +%s%N) - s )); }
+v=(); o=()
+for _ in $(seq 1 "$RUNS"); do
+	v+=("$(ns "$B/stockade" audit verify "$T/log")")
+	o+=("$(ns openssl dgst -sha256 "$T"/log/audit-*.log)")
+done
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+vm=$(median "${v[@]}"); om=$(median "${o[@]}")
+awk -v v="$vm" -v o="$om" -v s="$size" 'BEGIN {
+	printf "log %.0f MB: verify %.1f ms (%.0f MB/s), openssl %.1f ms (%.0f MB/s), ratio %.2f\n",
+	    s / 1e6, v / 1e6, s / (v / 1e9) / 1e6, o / 1e6, s / (o / 1e9) / 1e6, v / o }'

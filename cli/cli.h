@@ -1,0 +1,16 @@
+/*
+ * The stockade admin CLI: one entry point per command group.  Each returns
+ * the process exit status: 0 success, 1 a negative answer (tampered log,
+ * invalid policy, refused event), 2 usage or I/O errors.
+ */
+#ifndef STOCKADE_CLI_H
+#define STOCKADE_CLI_H
+
+#define EXIT_NEGATIVE	1
+#define EXIT_USAGE	2
+
+int	cmd_audit(int argc, char *argv[]);
+int	cmd_rules(int argc, char *argv[]);
+int	cmd_status(int argc, char *argv[]);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * stockade: the administrator's command line.  Reads logs and policy,
+ * talks to the daemons' sockets; needs no privilege beyond read access to
+ * what it is pointed at.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+#include "version.h"
+
+static int
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: stockade audit keygen DIR\n"
+	    "       stockade audit verify DIR [--pubkey FILE] [--checkpoints DIR]\n"
+	    "       stockade audit send [--socket PATH] [--async] [--window N]\n"
+	    "       stockade audit tail [DIR] [-n N] [-f] [--session ID] [--event TYPE]\n"
+	    "       stockade audit export [DIR] --format ecs|ocsf|hec [--since SEQ]\n"
+	    "       stockade audit status [--socket PATH]\n"
+	    "       stockade rules check DIR\n"
+	    "       stockade status [--audit-socket PATH]\n"
+	    "       stockade version\n");
+	return EXIT_USAGE;
+}
+
+int
+main(int argc, char *argv[])
+{
+	log_init("stockade", 1, 0);
+	if (argc < 2)
+		return usage();
+	if (strcmp(argv[1], "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
+	if (strcmp(argv[1], "rules") == 0)
+		return cmd_rules(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(argv[1], "version") == 0) {
+		printf("stockade %s\n", STOCKADE_VERSION);
+		return 0;
+	}
+	return usage();
+}

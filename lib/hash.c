@@ -1,0 +1,290 @@
+/*
+ * Hashing and signatures on OpenSSL's EVP interface.  Key files are read
+ * from paths the operator configured; a private key readable by group or
+ * others is refused, as ssh does.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+
+#include "hash.h"
+#include "log.h"
+
+static const char hexdigits[] = "0123456789abcdef";
+
+void
+sha256(const void *p, size_t n, uint8_t out[SHA256_LEN])
+{
+	if (EVP_Digest(p, n, out, NULL, EVP_sha256(), NULL) != 1)
+		fatalx("EVP_Digest(sha256) failed");
+}
+
+void
+sha256_hex(const void *p, size_t n, char out[SHA256_HEX + 1])
+{
+	uint8_t	 md[SHA256_LEN];
+
+	sha256(p, n, md);
+	hex_encode(md, sizeof(md), out);
+}
+
+void
+sha256_ctx_init(struct sha256_ctx *c)
+{
+	if ((c->ctx = EVP_MD_CTX_new()) == NULL ||
+	    (c->md = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL)
+		fatalx("EVP_MD_CTX_new");
+}
+
+void
+sha256_ctx_free(struct sha256_ctx *c)
+{
+	EVP_MD_CTX_free(c->ctx);
+	EVP_MD_free(c->md);
+	c->ctx = NULL;
+	c->md = NULL;
+}
+
+void
+sha256_pair(struct sha256_ctx *c, const void *a, size_t alen,
+    const void *b, size_t blen, uint8_t out[SHA256_LEN])
+{
+	if (EVP_DigestInit_ex2(c->ctx, c->md, NULL) != 1 ||
+	    EVP_DigestUpdate(c->ctx, a, alen) != 1 ||
+	    EVP_DigestUpdate(c->ctx, b, blen) != 1 ||
+	    EVP_DigestFinal_ex(c->ctx, out, NULL) != 1)
+		fatalx("sha256 failed");
+}
+
+void
+hex_encode(const uint8_t *p, size_t n, char *out)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hexdigits[p[i] >> 4];
+		out[2 * i + 1] = hexdigits[p[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+}
+
+/* 0..15 for lowercase hex digits, 0xff for anything else. */
+static const uint8_t hexval[256] = {
+	['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4,
+	['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9,
+	['a'] = 10, ['b'] = 11, ['c'] = 12, ['d'] = 13, ['e'] = 14,
+	['f'] = 15,
+};
+
+static int
+hexdigit(unsigned char c)
+{
+	/* The table's zero entries are ambiguous only for '0' itself. */
+	return hexval[c] != 0 || c == '0' ? hexval[c] : -1;
+}
+
+int
+hex_decode(const char *s, size_t hexlen, uint8_t *out)
+{
+	size_t	 i;
+	int	 hi, lo;
+
+	if (hexlen % 2 != 0)
+		return -1;
+	for (i = 0; i < hexlen / 2; i++) {
+		if ((hi = hexdigit((unsigned char)s[2 * i])) == -1 ||
+		    (lo = hexdigit((unsigned char)s[2 * i + 1])) == -1)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+void
+base64_encode(const uint8_t *p, size_t n, char *out)
+{
+	EVP_EncodeBlock((unsigned char *)out, p, (int)n);
+}
+
+int
+base64_decode(const char *s, size_t len, uint8_t *out, size_t outmax)
+{
+	int	 n;
+	size_t	 pad = 0;
+
+	if (len % 4 != 0 || len / 4 * 3 > outmax)
+		return -1;
+	if ((n = EVP_DecodeBlock(out, (const unsigned char *)s, (int)len)) < 0)
+		return -1;
+	/* EVP_DecodeBlock counts padding as data; take it back off. */
+	if (len >= 1 && s[len - 1] == '=')
+		pad++;
+	if (len >= 2 && s[len - 2] == '=')
+		pad++;
+	return n - (int)pad;
+}
+
+static void
+ssl_error(char *err, size_t errlen, const char *what, const char *path)
+{
+	unsigned long	 e = ERR_get_error();
+
+	snprintf(err, errlen, "%s: %s: %s", path, what,
+	    e ? ERR_reason_error_string(e) : "failed");
+	ERR_clear_error();
+}
+
+int
+ed25519_keygen(const char *privpath, const char *pubpath, char *err,
+    size_t errlen)
+{
+	EVP_PKEY	*pk = NULL;
+	FILE		*f = NULL;
+	int		 fd = -1, rv = -1;
+
+	if ((pk = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519")) == NULL) {
+		ssl_error(err, errlen, "key generation", privpath);
+		goto out;
+	}
+	/* O_EXCL: never overwrite an existing key, whose loss breaks verification. */
+	if ((fd = open(privpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1) {
+		snprintf(err, errlen, "%s: %s", privpath, strerror(errno));
+		goto out;
+	}
+	if ((f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %s", privpath, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL) != 1 ||
+	    fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		ssl_error(err, errlen, "write", privpath);
+		goto out;
+	}
+	fclose(f);
+	f = NULL;
+	if ((fd = open(pubpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0644)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %s", pubpath, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (PEM_write_PUBKEY(f, pk) != 1 || fflush(f) != 0 ||
+	    fsync(fileno(f)) != 0) {
+		ssl_error(err, errlen, "write", pubpath);
+		goto out;
+	}
+	rv = 0;
+out:
+	if (f != NULL)
+		fclose(f);
+	if (fd != -1)
+		close(fd);
+	EVP_PKEY_free(pk);
+	return rv;
+}
+
+static EVP_PKEY *
+load_key(const char *path, int private, char *err, size_t errlen)
+{
+	EVP_PKEY	*pk = NULL;
+	struct stat	 st;
+	FILE		*f;
+
+	if ((f = fopen(path, "re")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == -1 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto out;
+	}
+	if (private && (st.st_mode & 077) != 0) {
+		snprintf(err, errlen, "%s: private key is accessible by group "
+		    "or others (mode %04o); chmod 600", path,
+		    (unsigned)(st.st_mode & 07777));
+		goto out;
+	}
+	pk = private ? PEM_read_PrivateKey(f, NULL, NULL, NULL) :
+	    PEM_read_PUBKEY(f, NULL, NULL, NULL);
+	if (pk == NULL) {
+		ssl_error(err, errlen, "cannot read key", path);
+		goto out;
+	}
+	if (EVP_PKEY_get_id(pk) != EVP_PKEY_ED25519) {
+		snprintf(err, errlen, "%s: not an Ed25519 key", path);
+		EVP_PKEY_free(pk);
+		pk = NULL;
+	}
+out:
+	fclose(f);
+	return pk;
+}
+
+EVP_PKEY *
+ed25519_load_private(const char *path, char *err, size_t errlen)
+{
+	return load_key(path, 1, err, errlen);
+}
+
+EVP_PKEY *
+ed25519_load_public(const char *path, char *err, size_t errlen)
+{
+	return load_key(path, 0, err, errlen);
+}
+
+int
+ed25519_sign(EVP_PKEY *pk, const void *msg, size_t len,
+    uint8_t sig[ED25519_SIG_LEN])
+{
+	EVP_MD_CTX	*ctx;
+	size_t		 siglen = ED25519_SIG_LEN;
+	int		 rv = -1;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return -1;
+	if (EVP_DigestSignInit(ctx, NULL, NULL, NULL, pk) == 1 &&
+	    EVP_DigestSign(ctx, sig, &siglen, msg, len) == 1 &&
+	    siglen == ED25519_SIG_LEN)
+		rv = 0;
+	EVP_MD_CTX_free(ctx);
+	ERR_clear_error();
+	return rv;
+}
+
+int
+ed25519_verify(EVP_PKEY *pk, const void *msg, size_t len,
+    const uint8_t sig[ED25519_SIG_LEN])
+{
+	EVP_MD_CTX	*ctx;
+	int		 ok = 0;
+
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		return 0;
+	if (EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pk) == 1 &&
+	    EVP_DigestVerify(ctx, sig, ED25519_SIG_LEN, msg, len) == 1)
+		ok = 1;
+	EVP_MD_CTX_free(ctx);
+	ERR_clear_error();
+	return ok;
+}
+
+int
+ed25519_key_id(EVP_PKEY *pk, char out[KEY_ID_HEX + 1])
+{
+	uint8_t	 raw[32], md[SHA256_LEN];
+	size_t	 len = sizeof(raw);
+
+	if (EVP_PKEY_get_raw_public_key(pk, raw, &len) != 1 || len != 32)
+		return -1;
+	sha256(raw, len, md);
+	hex_encode(md, KEY_ID_HEX / 2, out);
+	return 0;
+}

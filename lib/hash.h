@@ -1,0 +1,51 @@
+/*
+ * SHA-256, hex/base64 and Ed25519 on OpenSSL.  Private keys are PEM
+ * (PKCS#8) files that must not be readable by group or others; public keys
+ * are PEM SubjectPublicKeyInfo.  Callers own returned EVP_PKEYs
+ * (EVP_PKEY_free).
+ */
+#ifndef STOCKADE_HASH_H
+#define STOCKADE_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <openssl/evp.h>
+
+#define SHA256_LEN	32
+#define SHA256_HEX	64
+#define ED25519_SIG_LEN	64
+#define ED25519_SIG_B64	88	/* base64 of 64 bytes, with padding */
+#define KEY_ID_HEX	16	/* first 8 bytes of SHA-256 of the raw public key */
+
+void	sha256(const void *, size_t, uint8_t out[SHA256_LEN]);
+void	sha256_hex(const void *, size_t, char out[SHA256_HEX + 1]);
+
+/* A reusable context for hashing many short messages. */
+struct sha256_ctx {
+	EVP_MD_CTX	*ctx;
+	EVP_MD		*md;	/* fetched once: re-initialising is then cheap */
+};
+void	sha256_ctx_init(struct sha256_ctx *);
+void	sha256_ctx_free(struct sha256_ctx *);
+/* out = SHA-256(a ‖ b) */
+void	sha256_pair(struct sha256_ctx *, const void *a, size_t alen,
+	    const void *b, size_t blen, uint8_t out[SHA256_LEN]);
+
+void	hex_encode(const uint8_t *, size_t, char *out);	/* 2n + 1 bytes */
+int	hex_decode(const char *, size_t hexlen, uint8_t *out);	/* lowercase only */
+/* out must hold 4 * ceil(n / 3) + 1 bytes. */
+void	base64_encode(const uint8_t *, size_t, char *out);
+/* Returns decoded length or -1; out must hold 3 * (len / 4) bytes. */
+int	base64_decode(const char *, size_t len, uint8_t *out, size_t outmax);
+
+int	 ed25519_keygen(const char *privpath, const char *pubpath,
+	    char *err, size_t errlen);
+EVP_PKEY *ed25519_load_private(const char *path, char *err, size_t errlen);
+EVP_PKEY *ed25519_load_public(const char *path, char *err, size_t errlen);
+int	 ed25519_sign(EVP_PKEY *, const void *, size_t, uint8_t sig[ED25519_SIG_LEN]);
+/* 1 valid, 0 invalid. */
+int	 ed25519_verify(EVP_PKEY *, const void *, size_t,
+	    const uint8_t sig[ED25519_SIG_LEN]);
+int	 ed25519_key_id(EVP_PKEY *, char out[KEY_ID_HEX + 1]);
+
+#endif

@@ -1,0 +1,4 @@
+#ifndef STOCKADE_VERSION_H
+#define STOCKADE_VERSION_H
+#define STOCKADE_VERSION	"0.1.0"
+#endif

@@ -1,0 +1,89 @@
+# Shared by the integration tests: an isolated stockade-auditd per test,
+# in a scratch directory, with its own key, socket and log.
+set -eu
+
+: "${BUILD:=build}"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN="$ROOT/$BUILD"
+STOCKADE="$BIN/stockade"
+AUDITD="$BIN/stockade-auditd"
+LOAD="$BIN/bench/audit_load"
+HERE="$ROOT/tests/integration"
+# Debian's interpreter: test clients may run as another uid.
+PY=/usr/bin/python3
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-it.XXXXXX")
+SOCK="$T/auditd.sock"
+LOG="$T/log"
+CP="$T/offhost"
+KEYS="$T/keys"
+CONF="$T/audit.yaml"
+AUDITD_PID=""
+
+cleanup() {
+	[ -z "$AUDITD_PID" ] || kill -9 "$AUDITD_PID" 2>/dev/null || true
+	for m in $(awk -v t="$T" '$2 ~ "^"t {print $2}' /proc/mounts); do
+		umount -l "$m" 2>/dev/null || true
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "  $*"; }
+
+# Writes $CONF: the given top-level YAML lines, on top of the built-in
+# defaults (socket, log, key and off-host paths come from flags).
+make_conf() {
+	printf 'writers: [root]\n' >"$CONF"
+	for line in "$@"; do
+		printf '%s\n' "$line" >>"$CONF"
+	done
+}
+
+keygen() {
+	[ -f "$KEYS/checkpoint.key" ] || "$STOCKADE" audit keygen "$KEYS" >/dev/null
+}
+
+# start_auditd [extra args]: starts the daemon, waits for its socket.
+start_auditd() {
+	keygen
+	[ -f "$CONF" ] || make_conf
+	rm -f "$SOCK"
+	"$AUDITD" -d -f "$CONF" --socket "$SOCK" --log-dir "$LOG" \
+	    --key "$KEYS/checkpoint.key" --checkpoints "$CP" "$@" \
+	    2>>"$T/auditd.err" &
+	AUDITD_PID=$!
+	for _ in $(seq 1 200); do
+		[ -S "$SOCK" ] && return 0
+		kill -0 "$AUDITD_PID" 2>/dev/null || { cat "$T/auditd.err" >&2; fail "auditd died at start"; }
+		sleep 0.02
+	done
+	fail "auditd did not create $SOCK"
+}
+
+# stop_auditd [signal]: stops it and waits; returns its exit status.
+stop_auditd() {
+	sig=${1:-TERM}
+	[ -n "$AUDITD_PID" ] || return 0
+	kill -s "$sig" "$AUDITD_PID" 2>/dev/null || true
+	st=0
+	wait "$AUDITD_PID" || st=$?
+	AUDITD_PID=""
+	return $st
+}
+
+verify() {
+	"$STOCKADE" audit verify "$LOG" --pubkey "$KEYS/checkpoint.pub" \
+	    --checkpoints "$CP" "$@"
+}
+
+# expect_records EVENT MIN: at least MIN records of type EVENT in the log.
+expect_records() {
+	n=$(cat "$LOG"/audit-*.log | grep -c "\"event\":\"$1\"" || true)
+	[ "$n" -ge "$2" ] || fail "expected >= $2 $1 records, found $n"
+}
+
+rawclient() { "$PY" "$HERE/rawclient.py" "$SOCK" "$@"; }

@@ -1,0 +1,143 @@
+/*
+ * rules/audit.yaml: the shipped file loads, every key is range-checked,
+ * and errors name file:line:column.
+ */
+#include "testutil.h"
+#include "config.h"
+
+static void
+load_text(const char *yaml, struct audit_conf *c, int want)
+{
+	char	 dir[PATH_MAX], path[PATH_MAX];
+
+	tu_tmpdir(dir, sizeof(dir));
+	tu_path(path, sizeof(path), dir, "audit.yaml");
+	tu_write(path, yaml, strlen(yaml));
+	ck_assert_int_eq(audit_conf_load(path, c), want);
+}
+
+START_TEST(test_shipped_rules_load)
+{
+	struct audit_conf	 c;
+
+	ck_assert_int_eq(audit_conf_load("rules/audit.yaml", &c), 0);
+	ck_assert_uint_eq(c.socket_mode, 0660);
+	ck_assert_uint_eq(c.max_event_bytes, 64 * 1024);
+	ck_assert_uint_eq(c.max_file_bytes, 64ULL * 1024 * 1024);
+	ck_assert_int_eq(c.disk_full_action, ACTION_SUSPEND);
+	ck_assert_str_eq(c.checkpoint_dir, "");
+	ck_assert_uint_eq(c.nwriters, 1);
+	ck_assert_uint_eq(c.writers[0], 0);
+	ck_assert_uint_eq(strlen(c.sha256), 64);
+}
+END_TEST
+
+START_TEST(test_values_and_relative_paths)
+{
+	struct audit_conf	 c;
+
+	load_text("log_dir: logs\nwriters: [0, 65534]\n"
+	    "rotation: {max_file_bytes: 1M, keep_files: 3}\n"
+	    "checkpoint: {every_events: 5, offhost_dir: /mnt/worm}\n"
+	    "disk_full_action: keep_going\n", &c, 0);
+	ck_assert_ptr_nonnull(strstr(c.log_dir, "/logs"));
+	ck_assert_int_eq(c.log_dir[0], '/');
+	ck_assert_uint_eq(c.nwriters, 2);
+	ck_assert_uint_eq(c.writers[1], 65534);
+	ck_assert_uint_eq(c.max_file_bytes, 1024 * 1024);
+	ck_assert_uint_eq(c.keep_files, 3);
+	ck_assert_uint_eq(c.checkpoint_events, 5);
+	ck_assert_str_eq(c.checkpoint_dir, "/mnt/worm");
+	ck_assert_int_eq(c.disk_full_action, ACTION_KEEP_GOING);
+}
+END_TEST
+
+START_TEST(test_errors_name_line_and_column)
+{
+	struct audit_conf	 c;
+	char			 dir[PATH_MAX], path[PATH_MAX], out[PATH_MAX];
+	const char		*text;
+	char			*got;
+	size_t			 len;
+	FILE			*f;
+	int			 saved;
+
+	tu_tmpdir(dir, sizeof(dir));
+	tu_path(path, sizeof(path), dir, "audit.yaml");
+	tu_path(out, sizeof(out), dir, "stderr");
+	text = "rotation:\n  keep_files: 1\nflsuh: {}\n"
+	    "disk_full_action: panic\n";
+	tu_write(path, text, strlen(text));
+	fflush(stderr);
+	saved = dup(2);
+	f = fopen(out, "w");
+	dup2(fileno(f), 2);
+	ck_assert_int_eq(audit_conf_load(path, &c), -1);
+	fflush(stderr);
+	dup2(saved, 2);
+	fclose(f);
+	got = tu_read(out, &len);
+	ck_assert_msg(strstr(got, "audit.yaml:2:15:") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "flsuh") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "audit.yaml:4:19:") != NULL, "%s", got);
+	ck_assert_msg(strstr(got, "keep_going") != NULL, "%s", got);
+	free(got);
+}
+END_TEST
+
+static const char *const invalid[] = {
+	"socket_mode: 01777\n",
+	"writers: [nosuchuser-stockade]\n",
+	"writers: [-1]\n",
+	"limits: {max_event_bytes: 10}\n",
+	"limits: {max_event_bytes: 1G}\n",
+	"rotation: {max_file_bytes: 1K}\n",
+	"checkpoint: {every_seconds: 0}\n",
+	"retry_seconds: forever\n",
+	"- a list\n",
+	"log_dir: [a]\n",
+};
+
+START_TEST(test_invalid_values_refused)
+{
+	struct audit_conf	 c;
+
+	load_text(invalid[_i], &c, -1);
+}
+END_TEST
+
+START_TEST(test_missing_file_refused)
+{
+	struct audit_conf	 c;
+
+	ck_assert_int_eq(audit_conf_load("/nonexistent/audit.yaml", &c), -1);
+}
+END_TEST
+
+static Suite *
+config_suite(void)
+{
+	Suite	*s = suite_create("config");
+	TCase	*tc = tcase_create("core");
+
+	tcase_add_test(tc, test_shipped_rules_load);
+	tcase_add_test(tc, test_values_and_relative_paths);
+	tcase_add_test(tc, test_errors_name_line_and_column);
+	tcase_add_loop_test(tc, test_invalid_values_refused, 0,
+	    (int)nitems(invalid));
+	tcase_add_test(tc, test_missing_file_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr = srunner_create(config_suite());
+	int	 failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
