@@ -20,7 +20,7 @@ CC       ?= cc
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev
-DEB_TEST  = check libsubunit-dev python3 util-linux
+DEB_TEST  = check libsubunit-dev python3 util-linux e2fsprogs
 DEB_PKGS  = $(DEB_BUILD) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads

@@ -61,6 +61,15 @@ chain_event_name_ok(const char *s)
 	return 1;
 }
 
+/* The fixed fields before the event's own: well under this. */
+#define CHAIN_HEAD_MAX	(256 + CHAIN_EVENT_NAME_MAX)
+
+static int
+dump_to_buf(const char *p, size_t n, void *arg)
+{
+	return buf_add(arg, p, n);
+}
+
 int
 chain_append(struct chain *c, const char *ts, const char *event,
     const struct peer *peer, const json_t *fields, size_t maxline,
@@ -68,34 +77,40 @@ chain_append(struct chain *c, const char *ts, const char *event,
 {
 	const size_t	 start = out->len;
 	char		 prevhex[SHA256_HEX + 1], hashhex[SHA256_HEX + 1];
+	char		 head[CHAIN_HEAD_MAX];
 	uint8_t		 md[SHA256_LEN];
-	size_t		 n, hashed;
-	char		*body;
+	size_t		 body, hashed;
+	int		 n;
 
 	if (!chain_event_name_ok(event) || strlen(ts) != TS_LEN)
 		return -1;
 	hex_encode(c->hash, SHA256_LEN, prevhex);
-	if (buf_addf(out, "{\"seq\":%llu,\"prev\":\"%s\",\"ts\":\"%s\","
-	    "\"event\":\"%s\",\"peer\":{\"uid\":%lu,\"pid\":%ld}",
-	    (unsigned long long)(c->seq + 1), prevhex, ts, event,
-	    (unsigned long)peer->uid, (long)peer->pid) == -1)
+	n = snprintf(head, sizeof(head), "{\"seq\":%llu,\"prev\":\"%s\","
+	    "\"ts\":\"%s\",\"event\":\"%s\",\"peer\":{\"uid\":%lu,"
+	    "\"pid\":%ld}", (unsigned long long)(c->seq + 1), prevhex, ts,
+	    event, (unsigned long)peer->uid, (long)peer->pid);
+	if (n < 0 || (size_t)n >= sizeof(head) ||
+	    buf_add(out, head, (size_t)n) == -1)
 		goto fail;
-	/* Members of fields, without the braces: dump "{...}", drop both. */
-	n = json_dumpb(fields, NULL, 0, JSON_COMPACT | JSON_ENSURE_ASCII);
-	if (n < 2 || buf_reserve(out, n + CHAIN_TAIL_LEN) == -1)
+	/* Members of fields, without the braces: dump "{...}", then turn
+	 * the "{" into the separating "," and drop the "}". */
+	body = out->len;
+	if (json_dump_callback(fields, dump_to_buf, out,
+	    JSON_COMPACT | JSON_ENSURE_ASCII) == -1 || out->len - body < 2)
 		goto fail;
-	body = (char *)out->data + out->len;
-	if (json_dumpb(fields, body, n, JSON_COMPACT | JSON_ENSURE_ASCII) != n)
-		goto fail;
-	if (n > 2) {
-		body[0] = ',';
-		out->len += n - 1;
+	if (out->len - body == 2)
+		out->len = body;
+	else {
+		out->data[body] = ',';
+		out->len--;
 	}
 	hashed = out->len - start;
 	sha256_pair(&c->ctx, c->hash, SHA256_LEN, out->data + start, hashed, md);
 	hex_encode(md, SHA256_LEN, hashhex);
-	if (buf_addf(out, CHAIN_TAIL "%s\"}\n", hashhex) == -1 ||
-	    out->len - start > maxline)
+	if (out->len - start + CHAIN_TAIL_LEN > maxline ||
+	    buf_add(out, CHAIN_TAIL, sizeof(CHAIN_TAIL) - 1) == -1 ||
+	    buf_add(out, hashhex, SHA256_HEX) == -1 ||
+	    buf_add(out, "\"}\n", 3) == -1)
 		goto fail;
 	c->seq++;
 	memcpy(c->hash, md, SHA256_LEN);

@@ -28,6 +28,8 @@
 #define PRIO_CLIENT		1
 #define REPLY_MAX		(64 * 1024)
 #define REJECT_REASON_MAX	256
+#define ACK_ID_MAX		256	/* a longer string id is not echoed */
+#define ACK_MAX			(ACK_ID_MAX + 256)
 
 struct client {
 	struct server		*srv;
@@ -107,18 +109,39 @@ send_error(struct client *c, const json_t *id, const char *code,
 	client_send(c, j);
 }
 
+/*
+ * The ack is the reply to every event, so it is formatted directly rather
+ * than built as a JSON tree; only a string id goes through jansson.
+ */
 static void
 send_ack(struct client *c, const json_t *id, uint64_t seq,
     const uint8_t hash[SHA256_LEN], int durable)
 {
-	char	 hex[SHA256_HEX + 1];
-	json_t	*j = reply_new("ack", id);
+	char	 hex[SHA256_HEX + 1], idbuf[ACK_ID_MAX], body[ACK_MAX];
+	uint8_t	 hdr[FRAME_HDR_LEN];
+	int	 n;
 
+	if (c->closed)
+		return;
+	idbuf[0] = '\0';
+	if (json_is_integer(id))
+		snprintf(idbuf, sizeof(idbuf), ",\"id\":%lld",
+		    (long long)json_integer_value(id));
+	else if (id != NULL && (n = (int)json_dumpb(id, idbuf + 6,
+	    sizeof(idbuf) - 7, JSON_ENCODE_ANY)) > 0 &&
+	    (size_t)n < sizeof(idbuf) - 7) {
+		memcpy(idbuf, ",\"id\":", 6);
+		idbuf[6 + n] = '\0';
+	}
 	hex_encode(hash, SHA256_LEN, hex);
-	json_object_set_new(j, "seq", json_integer((json_int_t)seq));
-	json_object_set_new(j, "hash", json_string(hex));
-	json_object_set_new(j, "durable", json_boolean(durable));
-	client_send(c, j);
+	n = snprintf(body, sizeof(body), "{\"type\":\"ack\"%s,\"seq\":%llu,"
+	    "\"hash\":\"%s\",\"durable\":%s}", idbuf, (unsigned long long)seq,
+	    hex, durable ? "true" : "false");
+	if (n < 0 || (size_t)n >= sizeof(body))
+		return;
+	frame_put_header(hdr, (size_t)n);
+	bufferevent_write(c->bev, hdr, sizeof(hdr));
+	bufferevent_write(c->bev, body, (size_t)n);
 }
 
 static const char *

@@ -6,17 +6,21 @@
  * the off-host copy, authenticate the chain and bound its tail.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "buf.h"
 #include "checkpoint.h"
 #include "logdir.h"
 #include "util.h"
 #include "verify.h"
 
-#define VERIFY_FILE_MAX		(1ULL << 40)
+#define VERIFY_CHUNK		(4 * 1024 * 1024)
+#define VERIFY_LINE_MAX		(64 * 1024 * 1024)	/* far above any record */
 #define CHECKPOINTS_FILE_MAX	(256ULL * 1024 * 1024)
 
 struct offhost {
@@ -215,85 +219,171 @@ check_offhost(struct verifier *v, const struct chain_line *cl)
 	return VERIFY_OK;
 }
 
+/* Checks one complete line (without its '\n') and advances the chain. */
 static enum verify_result
-verify_file(struct verifier *v, const char *name, const char *data,
-    size_t len, int newest)
+verify_line(struct verifier *v, const char *name, unsigned long lineno,
+    const char *line, size_t ll)
 {
 	struct chain_line	 cl;
 	enum chain_check	 cr;
 	enum verify_result	 rv;
-	const char		*nl, *line, *why = "";
+	const char		*why = "";
 	char			 reason[256];
+
+	cr = chain_check_line(&v->ctx, line, ll, v->next_seq,
+	    v->next_seq ? v->prev : NULL, &cl, &why);
+	/* A file that does not follow on: name what is missing. */
+	if (lineno == 1 && (cr == CHAIN_BAD_SEQ || cr == CHAIN_BAD_PREV) &&
+	    check_file_start(v, name, line, ll, &cl) != VERIFY_OK)
+		return VERIFY_TAMPERED;
+	if (cr != CHAIN_OK) {
+		chain_check_reason(cr, &cl, v->next_seq, why, reason,
+		    sizeof(reason));
+		return tampered(v, name, lineno,
+		    cr == CHAIN_MALFORMED ? v->next_seq : cl.seq, "%s", reason);
+	}
+	if (lineno == 1)
+		rv = check_file_start(v, name, line, ll, &cl);
+	else if ((cl.eventlen == 6 && memcmp(cl.event, "rotate", 6) == 0) ||
+	    (cl.eventlen == 11 && memcmp(cl.event, "chain_start", 11) == 0))
+		rv = tampered(v, name, lineno, cl.seq, "%.*s record in the "
+		    "middle of a file", (int)cl.eventlen, cl.event);
+	else if (cl.eventlen == 10 && memcmp(cl.event, "checkpoint", 10) == 0)
+		rv = check_checkpoint(v, name, lineno, line, ll, &cl);
+	else
+		rv = VERIFY_OK;
+	if (rv == VERIFY_OK && v->noff > 0)
+		rv = check_offhost(v, &cl);
+	if (rv != VERIFY_OK)
+		return rv;
+	if (v->r->records++ == 0)
+		v->r->first_seq = cl.seq;
+	v->r->last_seq = cl.seq;
+	v->next_seq = cl.seq + 1;
+	memcpy(v->prev, cl.hash, SHA256_LEN);
+	return VERIFY_OK;
+}
+
+/* Bytes after a file's last '\n'. */
+static enum verify_result
+verify_tail(struct verifier *v, const char *name, unsigned long lineno,
+    const char *line, size_t len, int newest)
+{
+	struct chain_line	 cl;
+	const char		*why;
+
+	if (!newest)
+		return tampered(v, name, lineno, v->next_seq, "incomplete last "
+		    "line in a rotated file");
+	/*
+	 * A write in progress, or torn by a crash: the daemon cuts it at
+	 * start and records the cut.  But a torn write is a prefix of a
+	 * record; a whole record with something other than '\n' after it
+	 * was altered.
+	 */
+	if (len > 1 && chain_check_line(&v->ctx, line, len - 1, v->next_seq,
+	    v->next_seq ? v->prev : NULL, &cl, &why) == CHAIN_OK)
+		return tampered(v, name, lineno, cl.seq, "the newline ending "
+		    "this record was altered");
+	snprintf(v->r->warning, sizeof(v->r->warning), "%s:%lu: incomplete "
+	    "last line (%zu bytes): a write in progress or torn by a crash",
+	    name, lineno, len);
+	return VERIFY_OK;
+}
+
+/* Checks the complete lines of data; *used: bytes up to the last '\n'. */
+static enum verify_result
+verify_lines(struct verifier *v, const char *name, unsigned long *lineno,
+    const char *data, size_t len, size_t *used)
+{
+	enum verify_result	 rv;
+	const char		*nl;
+	size_t			 off = 0;
+
+	while (off < len && (nl = memchr(data + off, '\n', len - off)) != NULL) {
+		if ((rv = verify_line(v, name, *lineno, data + off,
+		    (size_t)(nl - data - off))) != VERIFY_OK)
+			return rv;
+		(*lineno)++;
+		off = (size_t)(nl - data) + 1;
+	}
+	*used = off;
+	return VERIFY_OK;
+}
+
+static enum verify_result
+verify_empty(struct verifier *v, const char *name, int newest)
+{
+	if (!newest)
+		return tampered(v, name, 0, 0, "empty file");
+	snprintf(v->r->warning, sizeof(v->r->warning), "%s is empty (created "
+	    "just before a crash or a stop)", name);
+	return VERIFY_OK;
+}
+
+static enum verify_result
+verify_file(struct verifier *v, const char *name, const char *data,
+    size_t len, int newest)
+{
+	enum verify_result	 rv;
 	unsigned long		 lineno = 1;
-	size_t			 off = 0, ll;
+	size_t			 used;
 
 	v->r->files++;
-	if (len == 0) {
-		if (!newest)
-			return tampered(v, name, 0, 0, "empty file");
-		snprintf(v->r->warning, sizeof(v->r->warning), "%s is empty "
-		    "(created just before a crash or a stop)", name);
-		return VERIFY_OK;
-	}
-	while (off < len) {
-		line = data + off;
-		if ((nl = memchr(line, '\n', len - off)) == NULL) {
-			if (!newest)
-				return tampered(v, name, lineno, v->next_seq,
-				    "incomplete last line in a rotated file");
-			/*
-			 * A write in progress, or torn by a crash: the daemon
-			 * cuts it at start and records the cut.  But a torn
-			 * write is a prefix of a record; a whole record with
-			 * something other than '\n' after it was altered.
-			 */
-			if (len - off > 1 && chain_check_line(&v->ctx, line,
-			    len - off - 1, v->next_seq, v->next_seq ? v->prev :
-			    NULL, &cl, &why) == CHAIN_OK)
-				return tampered(v, name, lineno, cl.seq,
-				    "the newline ending this record was altered");
-			snprintf(v->r->warning, sizeof(v->r->warning),
-			    "%s:%lu: incomplete last line (%zu bytes): a write "
-			    "in progress or torn by a crash", name, lineno,
-			    len - off);
+	if (len == 0)
+		return verify_empty(v, name, newest);
+	if ((rv = verify_lines(v, name, &lineno, data, len, &used)) != VERIFY_OK)
+		return rv;
+	if (used < len &&
+	    (rv = verify_tail(v, name, lineno, data + used, len - used,
+	    newest)) != VERIFY_OK)
+		return rv;
+	snprintf(v->prev_file, sizeof(v->prev_file), "%s", name);
+	return VERIFY_OK;
+}
+
+/*
+ * Streams a file through a reused buffer: no copy of the whole file, no
+ * page faults on fresh memory, whatever the file's size.
+ */
+static enum verify_result
+verify_fd(struct verifier *v, const char *name, int fd, int newest,
+    struct buf *b)
+{
+	enum verify_result	 rv;
+	unsigned long		 lineno = 1;
+	size_t			 used, total = 0;
+	ssize_t			 n;
+
+	v->r->files++;
+	buf_reset(b);
+	for (;;) {
+		if (b->cap - b->len < VERIFY_CHUNK / 2 &&
+		    buf_reserve(b, VERIFY_CHUNK) == -1)
+			return tampered(v, name, lineno, v->next_seq, "line "
+			    "longer than %d bytes", VERIFY_LINE_MAX);
+		n = read(fd, b->data + b->len, b->cap - b->len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			snprintf(v->r->reason, sizeof(v->r->reason), "%s: %s",
+			    name, strerror(errno));
+			return v->r->result = VERIFY_ERROR;
+		}
+		if (n == 0)
 			break;
-		}
-		ll = (size_t)(nl - line);
-		cr = chain_check_line(&v->ctx, line, ll, v->next_seq,
-		    v->next_seq ? v->prev : NULL, &cl, &why);
-		/* A file that does not follow on: name what is missing. */
-		if (lineno == 1 && (cr == CHAIN_BAD_SEQ || cr == CHAIN_BAD_PREV) &&
-		    check_file_start(v, name, line, ll, &cl) != VERIFY_OK)
-			return VERIFY_TAMPERED;
-		if (cr != CHAIN_OK) {
-			chain_check_reason(cr, &cl, v->next_seq, why, reason,
-			    sizeof(reason));
-			return tampered(v, name, lineno,
-			    cr == CHAIN_MALFORMED ? v->next_seq : cl.seq, "%s",
-			    reason);
-		}
-		if (lineno == 1)
-			rv = check_file_start(v, name, line, ll, &cl);
-		else if ((cl.eventlen == 6 && memcmp(cl.event, "rotate", 6) == 0) ||
-		    (cl.eventlen == 11 && memcmp(cl.event, "chain_start", 11) == 0))
-			rv = tampered(v, name, lineno, cl.seq, "%.*s record in "
-			    "the middle of a file", (int)cl.eventlen, cl.event);
-		else if (cl.eventlen == 10 && memcmp(cl.event, "checkpoint", 10) == 0)
-			rv = check_checkpoint(v, name, lineno, line, ll, &cl);
-		else
-			rv = VERIFY_OK;
-		if (rv == VERIFY_OK && v->noff > 0)
-			rv = check_offhost(v, &cl);
-		if (rv != VERIFY_OK)
+		b->len += (size_t)n;
+		total += (size_t)n;
+		if ((rv = verify_lines(v, name, &lineno, (char *)b->data,
+		    b->len, &used)) != VERIFY_OK)
 			return rv;
-		if (v->r->records++ == 0)
-			v->r->first_seq = cl.seq;
-		v->r->last_seq = cl.seq;
-		v->next_seq = cl.seq + 1;
-		memcpy(v->prev, cl.hash, SHA256_LEN);
-		lineno++;
-		off += ll + 1;
+		buf_consume(b, used);
 	}
+	if (total == 0)
+		return verify_empty(v, name, newest);
+	if (b->len > 0 && (rv = verify_tail(v, name, lineno, (char *)b->data,
+	    b->len, newest)) != VERIFY_OK)
+		return rv;
 	snprintf(v->prev_file, sizeof(v->prev_file), "%s", name);
 	return VERIFY_OK;
 }
@@ -429,8 +519,9 @@ verify_dir(const char *dir, const struct verify_opts *o,
 	struct logfile		*files = NULL;
 	enum verify_result	 rv = VERIFY_OK;
 	char			 path[PATH_MAX], offpath[PATH_MAX];
-	char			*data;
-	size_t			 n = 0, i, len;
+	struct buf		 b;
+	size_t			 n = 0, i;
+	int			 fd;
 
 	verifier_init(&v, o, r);
 	if (o->checkpoints != NULL &&
@@ -454,18 +545,20 @@ verify_dir(const char *dir, const struct verify_opts *o,
 		}
 		goto out;
 	}
+	buf_init(&b, VERIFY_LINE_MAX + VERIFY_CHUNK);
 	for (i = 0; i < n && rv == VERIFY_OK; i++) {
 		if (xsnprintf(path, sizeof(path), "%s/%s", dir,
 		    files[i].name) == -1 ||
-		    read_file(path, VERIFY_FILE_MAX, &data, &len) == -1) {
+		    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 			snprintf(r->reason, sizeof(r->reason), "%s: %s", path,
 			    strerror(errno));
 			rv = r->result = VERIFY_ERROR;
 			break;
 		}
-		rv = verify_file(&v, files[i].name, data, len, i == n - 1);
-		free(data);
+		rv = verify_fd(&v, files[i].name, fd, i == n - 1, &b);
+		close(fd);
 	}
+	buf_free(&b);
 	if (rv == VERIFY_OK)
 		rv = verify_finish(&v, files[n - 1].name);
 out:

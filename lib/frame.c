@@ -18,6 +18,15 @@
 #include "log.h"
 #include "util.h"
 
+void
+frame_put_header(uint8_t hdr[FRAME_HDR_LEN], size_t n)
+{
+	hdr[0] = (uint8_t)(n >> 24);
+	hdr[1] = (uint8_t)(n >> 16);
+	hdr[2] = (uint8_t)(n >> 8);
+	hdr[3] = (uint8_t)n;
+}
+
 int
 frame_encode(const json_t *msg, size_t max, struct buf *out)
 {
@@ -27,10 +36,7 @@ frame_encode(const json_t *msg, size_t max, struct buf *out)
 	n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
 	if (n == 0 || n > max || n > FRAME_MAX)
 		return -1;
-	hdr[0] = (uint8_t)(n >> 24);
-	hdr[1] = (uint8_t)(n >> 16);
-	hdr[2] = (uint8_t)(n >> 8);
-	hdr[3] = (uint8_t)n;
+	frame_put_header(hdr, n);
 	if (buf_reserve(out, FRAME_HDR_LEN + n) == -1)
 		return -1;
 	buf_add(out, hdr, sizeof(hdr));

@@ -25,6 +25,8 @@ struct peer {
 	pid_t	pid;
 };
 
+/* The 4-byte big-endian header for a payload of n bytes. */
+void	 frame_put_header(uint8_t hdr[FRAME_HDR_LEN], size_t n);
 /* Appends header + compact JSON of msg to out; -1 when larger than max. */
 int	 frame_encode(const json_t *msg, size_t max, struct buf *out);
 /* Payload length from a header; -1 when zero or above max. */

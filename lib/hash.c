@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,15 +63,29 @@ sha256_pair(struct sha256_ctx *c, const void *a, size_t alen,
 		fatalx("sha256 failed");
 }
 
+/* "00".."ff" as pairs: one lookup per byte on the verifier's hot path. */
+static char hexpairs[256][2];
+
+static void
+hexpairs_init(void)
+{
+	int	 i;
+
+	for (i = 0; i < 256; i++) {
+		hexpairs[i][0] = hexdigits[i >> 4];
+		hexpairs[i][1] = hexdigits[i & 0xf];
+	}
+}
+
 void
 hex_encode(const uint8_t *p, size_t n, char *out)
 {
-	size_t	 i;
+	static pthread_once_t	 once = PTHREAD_ONCE_INIT;
+	size_t			 i;
 
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hexdigits[p[i] >> 4];
-		out[2 * i + 1] = hexdigits[p[i] & 0xf];
-	}
+	pthread_once(&once, hexpairs_init);
+	for (i = 0; i < n; i++)
+		memcpy(out + 2 * i, hexpairs[p[i]], 2);
 	out[2 * n] = '\0';
 }
 
