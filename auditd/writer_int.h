@@ -1,0 +1,107 @@
+/*
+ * Private to writer.c and writer_io.c: the writer's state and what the
+ * event loop thread and the I/O thread share.
+ *
+ * Ownership: the loop thread builds `fill`; the I/O thread takes it when it
+ * is free (swapping in an empty batch), writes it, and queues it on `done`
+ * for the loop thread, which answers its senders and frees it.  `fill`,
+ * `done`, `io_failed`, `kicked`, `quit`, `fd` and `fd_size` are
+ * touched only under `mu`, except that the I/O thread uses fd and fd_size
+ * without the lock while it owns a batch (the loop thread changes them only
+ * while the I/O thread is stopped by io_failed or not yet started).
+ */
+#ifndef STOCKADE_WRITER_INT_H
+#define STOCKADE_WRITER_INT_H
+
+#include <pthread.h>
+
+#include "chain.h"
+#include "logdir.h"
+#include "writer.h"
+
+#define BATCH_BYTES_MAX		(8 * 1024 * 1024)	/* writer events */
+#define BATCH_OWN_RESERVE	(256 * 1024)		/* the daemon's own */
+#define OFFHOST_BATCH_MAX	(64 * 1024)
+
+struct pending {
+	writer_done_cb	*done;
+	void		*arg;
+	uint64_t	 seq;
+	uint8_t		 hash[SHA256_LEN];
+};
+
+struct batch {
+	struct batch	*next;		/* on the done list */
+	struct buf	 data;
+	struct pending	*items;
+	size_t		 nitems, capitems;
+	unsigned	 records;
+	uint64_t	 first_seq, last_seq;
+	uint8_t		 last_hash[SHA256_LEN];
+	int		 newfile;	/* create audit-<first_seq>.log first */
+	json_t		*expired;	/* files to delete once durable */
+	struct buf	 offhost;	/* checkpoint lines, written after */
+	uint64_t	 reported;	/* refused/lost events this batch records */
+	/* Set by the I/O thread. */
+	int		 err;
+	const char	*what;
+	int		 offhost_err;
+};
+
+enum writer_state {
+	W_RUNNING,
+	W_FAILED,		/* waiting for retry_ev */
+	W_HALTED,
+	W_STOPPING,
+	W_STOPPED,
+};
+
+struct writer {
+	struct audit_conf	 conf;
+	struct event_base	*base;
+	EVP_PKEY		*key;
+	struct peer		 self;
+
+	/* Loop thread only. */
+	struct chain		 chain;		/* head of what is sequenced */
+	uint64_t		 durable_seq;
+	uint8_t			 durable_hash[SHA256_LEN];
+	char			 chain_id[CHAIN_ID_HEX + 1];
+	char			 active[LOGFILE_NAME_MAX];
+	uint64_t		 active_bytes;
+	uint64_t		 cp_seq;	/* seq of the last checkpoint record */
+	char			 cp_ts[TS_LEN + 1];
+	unsigned		 since_cp;
+	enum writer_state	 state;
+	enum audit_action	 fail_action;
+	char			 fail_reason[128];
+	char			 fail_since[TS_LEN + 1];
+	uint64_t		 dropped;	/* refused or lost since failure */
+	uint64_t		 dropped_total;
+	int			 want_resume;
+	writer_notify_cb	*resume_cb, *halt_cb, *idle_cb;
+	void			*resume_arg, *halt_arg, *idle_arg;
+	struct event		*commit_ev, *done_ev, *retry_ev, *cp_ev;
+	uint64_t		 stat_batches, stat_records, stat_bytes;
+	unsigned		 stat_max_batch;
+
+	/* Shared under mu. */
+	pthread_t		 thread;
+	int			 thread_started;
+	pthread_mutex_t		 mu;
+	pthread_cond_t		 cv;
+	struct batch		*fill;
+	struct batch		*done, **done_tail;
+	int			 io_failed;	/* stopped until recovery */
+	int			 kicked;	/* the loop thread asked for a write */
+	int			 quit;
+	int			 efd;		/* I/O thread -> loop: done */
+	int			 fd;
+	uint64_t		 fd_size;
+};
+
+struct batch	*batch_new(void);
+void		 batch_free(struct batch *);
+void		*writer_io_main(void *);
+
+#endif
