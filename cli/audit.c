@@ -270,23 +270,31 @@ print_status(const char *sock)
 	return 0;
 }
 
+/* Parses a lone --NAME PATH option (default def); -1 on anything else. */
 static int
-audit_status(int argc, char *argv[])
+socket_opt(int argc, char *argv[], const char *name, const char **sock)
 {
-	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
+	const struct option longopts[] = {
+		{ name, required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char	*sock = DEFAULT_SOCKET;
-	int		 ch;
+	int	 ch;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		if (ch != 's')
-			return audit_usage();
-		sock = optarg;
+			return -1;
+		*sock = optarg;
 	}
-	if (optind != argc)
+	return optind == argc ? 0 : -1;
+}
+
+static int
+audit_status(int argc, char *argv[])
+{
+	const char	*sock = DEFAULT_SOCKET;
+
+	if (socket_opt(argc, argv, "socket", &sock) == -1)
 		return audit_usage();
 	return print_status(sock);
 }
@@ -294,19 +302,10 @@ audit_status(int argc, char *argv[])
 int
 cmd_status(int argc, char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "audit-socket", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char	*sock = DEFAULT_SOCKET;
-	int		 ch;
 
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (ch != 's')
-			return audit_usage();
-		sock = optarg;
-	}
+	if (socket_opt(argc, argv, "audit-socket", &sock) == -1)
+		return audit_usage();
 	return print_status(sock);
 }
 
@@ -613,19 +612,18 @@ audit_export(int argc, char *argv[])
 int
 cmd_audit(int argc, char *argv[])
 {
-	if (argc < 2)
-		return audit_usage();
-	if (strcmp(argv[1], "keygen") == 0)
-		return audit_keygen(argc - 1, argv + 1);
-	if (strcmp(argv[1], "verify") == 0)
-		return audit_verify(argc - 1, argv + 1);
-	if (strcmp(argv[1], "send") == 0)
-		return audit_send(argc - 1, argv + 1);
-	if (strcmp(argv[1], "status") == 0)
-		return audit_status(argc - 1, argv + 1);
-	if (strcmp(argv[1], "tail") == 0)
-		return audit_tail(argc - 1, argv + 1);
-	if (strcmp(argv[1], "export") == 0)
-		return audit_export(argc - 1, argv + 1);
+	static const struct {
+		const char	*name;
+		int		(*fn)(int, char *[]);
+	} cmds[] = {
+		{ "keygen", audit_keygen }, { "verify", audit_verify },
+		{ "send", audit_send }, { "status", audit_status },
+		{ "tail", audit_tail }, { "export", audit_export },
+	};
+	size_t	 i;
+
+	for (i = 0; argc >= 2 && i < nitems(cmds); i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].fn(argc - 1, argv + 1);
 	return audit_usage();
 }

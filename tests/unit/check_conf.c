@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "testutil.h"
 
 static char	 err[CONF_ERROR_LEN];
 
@@ -1516,14 +1517,4 @@ conf_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner	*sr = srunner_create(conf_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
-}
+CHECK_MAIN(conf_suite)

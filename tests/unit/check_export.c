@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "export.h"
+#include "testutil.h"
 
 /* Relative to the repository root, where the tests run. */
 #define DATA_DIR	"tests/unit/data/export"
@@ -457,14 +458,4 @@ export_suite(void)
 	return s;
 }
 
-int
-main(void)
-{
-	SRunner	*sr = srunner_create(export_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+CHECK_MAIN(export_suite)

@@ -23,6 +23,20 @@
 #include "util.h"
 #include "writer.h"
 
+/* Every check_<module>.c ends with CHECK_MAIN(<module>_suite). */
+#define CHECK_MAIN(suite_fn)						\
+int									\
+main(void)								\
+{									\
+	SRunner	*sr = srunner_create(suite_fn());			\
+	int	 failed;						\
+									\
+	srunner_run_all(sr, CK_NORMAL);					\
+	failed = srunner_ntests_failed(sr);				\
+	srunner_free(sr);						\
+	return failed ? 1 : 0;						\
+}
+
 /* A fresh directory under $TMPDIR; the forked test's exit leaves it for
  * inspection on failure, the runner's scratch root is removed after. */
 static inline void
