@@ -11,6 +11,15 @@ out=$(printf '%s\n' \
     'not json' | "$STOCKADE" audit send --socket "$SOCK") && fail "send should report the bad lines"
 [ "$(echo "$out" | wc -l)" = 2 ] || fail "send printed: $out"
 "$STOCKADE" audit status --socket "$SOCK" | grep -q '"state": "running"' || fail "status"
+"$STOCKADE" audit tail "$LOG" -n 0 -f --event operator_note >"$T/follow" &
+follower=$!
+sleep 0.5
+echo '{"event":"operator_note","principal":"user:ops","message":"followed"}' |
+    "$STOCKADE" audit send --socket "$SOCK" >/dev/null
+for _ in $(seq 1 40); do grep -q followed "$T/follow" && break; sleep 0.1; done
+kill $follower
+grep -q followed "$T/follow" || fail "tail -f missed the new event"
+[ "$(wc -l <"$T/follow")" = 1 ] || fail "tail -f printed old or filtered lines"
 stop_auditd
 
 "$STOCKADE" audit tail "$LOG" -n 3 | grep -q daemon_stop || fail "tail"

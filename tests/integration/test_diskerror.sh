@@ -8,6 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 
 command -v mkfs.ext4 >/dev/null || fail "mkfs.ext4 missing (e2fsprogs)"
+# A machine without loop devices cannot run this; say so loudly.
+losetup -f >/dev/null 2>&1 || { echo "SKIP: no loop device"; exit 77; }
 mkdir -p "$T/back" "$LOG"
 mount -t tmpfs -o size=6M tmpfs "$T/back"
 truncate -s 64M "$T/back/disk.img"
