@@ -19,11 +19,13 @@ CC       ?= cc
 
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
-	    libevent-dev
-DEB_TEST  = check libsubunit-dev python3 util-linux e2fsprogs
-DEB_PKGS  = $(DEB_BUILD) $(DEB_TEST)
+	    libevent-dev libseccomp-dev
+# The default sandbox image is the host's /usr: data work and charts.
+DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
+DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap
+DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
-PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads
+PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -32,7 +34,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 WARN     = -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wpointer-arith \
 	   -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wno-unused-parameter
 HARDEN   = -fstack-protector-strong -fPIE -D_FORTIFY_SOURCE=2
-LDHARDEN = -pie -Wl,-z,relro,-z,now
+LDHARDEN = -pie -Wl,-z,relro,-z,now -Wl,--as-needed
 ifeq ($(SAN),1)
 OPT      = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	   -fno-sanitize-recover=all
@@ -49,6 +51,7 @@ LDLIBS  += $(PKG_LIBS) -lpthread
 LIB_SRC    = $(wildcard lib/*.c)
 AUDITD_SRC = $(filter-out auditd/main.c,$(wildcard auditd/*.c))
 CLI_SRC    = $(filter-out cli/stockade.c,$(wildcard cli/*.c))
+MCP_SRC    = $(filter-out mcp-exec/main.c,$(wildcard mcp-exec/*.c mcp-exec/sandbox/*.c))
 UNIT_SRC   = $(wildcard tests/unit/check_*.c)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_SRC  = $(wildcard bench/*.c)
@@ -58,9 +61,10 @@ obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 LIBSTOCKADE = $(BUILD)/libstockade.a
 LIBAUDITD   = $(BUILD)/libauditd.a
 LIBCLI      = $(BUILD)/libstockade-cli.a
-ALL_LIBS    = $(LIBCLI) $(LIBAUDITD) $(LIBSTOCKADE)
+LIBMCP      = $(BUILD)/libmcp-exec.a
+ALL_LIBS    = $(LIBCLI) $(LIBMCP) $(LIBAUDITD) $(LIBSTOCKADE)
 
-PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade
+PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade $(BUILD)/mcp-exec
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/replay_%,$(FUZZ_SRC))
 BENCH_BINS  = $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -70,7 +74,7 @@ DEPS_STAMP  = build/.deps-ok
 # Objects of tests and benchmarks are built by chained rules; keep them.
 .SECONDARY:
 
-.PHONY: all check run deps bench fuzz install clean lint unit integration
+.PHONY: all check run deps bench fuzz install clean lint unit integration escape
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -82,6 +86,7 @@ $(BUILD)/obj/%.o: %.c
 $(LIBSTOCKADE): $(call obj,$(LIB_SRC))
 $(LIBAUDITD): $(call obj,$(AUDITD_SRC))
 $(LIBCLI): $(call obj,$(CLI_SRC))
+$(LIBMCP): $(call obj,$(MCP_SRC))
 $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -93,6 +98,9 @@ $(BUILD)/stockade-auditd: $(call obj,auditd/main.c) $(LIBAUDITD) $(LIBSTOCKADE)
 $(BUILD)/stockade: $(call obj,cli/stockade.c) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(BUILD)/mcp-exec: $(call obj,mcp-exec/main.c) $(LIBMCP) $(LIBSTOCKADE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # Unit tests: one Check suite per module, linked against the shipped archives.
 $(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -100,7 +108,8 @@ $(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
 
 $(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd
 $(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd
-$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli
+$(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec -Imcp-exec/sandbox
+$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox
 $(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CHECK_CFLAGS) -Wno-missing-prototypes
 
 # Fuzz targets, replayed over their seed corpus by a plain driver in `make check`.
@@ -133,13 +142,17 @@ $(DEPS_STAMP): Makefile
 # `make check` re-invokes make so the sanitizer build sees the packages that
 # `deps` may just have installed (pkg-config runs at parse time).
 check: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration
+	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape
 
 unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
 
 integration: $(PROGRAMS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/integration/run.sh
+
+# The escape suite: attacks run as untrusted code through `mcp-exec run`.
+escape: $(BUILD)/mcp-exec
+	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 
 bench: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build all $(BENCH_BINS)
@@ -157,13 +170,15 @@ run: $(DEPS_STAMP)
 
 lint:
 	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
-		$(LIB_SRC) auditd/*.c cli/*.c || { echo "lint: banned function"; exit 1; }
+		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c \
+		|| { echo "lint: banned function"; exit 1; }
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
 		$(DESTDIR)$(PREFIX)/share/stockade/rules $(DESTDIR)$(PREFIX)/share/doc/stockade
 	install -m 0755 $(BUILD)/stockade-auditd $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0755 $(BUILD)/stockade $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/mcp-exec $(DESTDIR)$(PREFIX)/sbin/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 

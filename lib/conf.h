@@ -39,7 +39,7 @@ void		 conf_doc_free(struct conf_doc *);
 json_t		*conf_doc_root(const struct conf_doc *);	/* borrowed */
 const char	*conf_doc_name(const struct conf_doc *);
 /* SHA-256 of the file's bytes, lowercase hex (64 chars + NUL). */
-const char	*conf_doc_sha256(const struct conf_doc *);
+const char	*conf_doc_sha256(struct conf_doc *);
 /*
  * Position of a node of this document; -1 when the node is not one of its
  * own.  null, true and false are jansson singletons shared by every tree,

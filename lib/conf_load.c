@@ -42,7 +42,9 @@ struct conf_pos {
 struct conf_doc {
 	char		*name;
 	json_t		*root;
-	char		 sha256[SHA256_HEX + 1];
+	char		 sha256[SHA256_HEX + 1];	/* "" until asked for */
+	char		*bytes;		/* the file, kept for conf_doc_sha256 */
+	size_t		 len;
 	struct conf_pos	*pos;		/* open addressing, linear probing */
 	size_t		 npos;
 	size_t		 poscap;	/* a power of two; 0 until first use */
@@ -644,7 +646,13 @@ conf_doc_load_buf(const char *name, const char *buf, size_t len, char *err,
 		load_error(&l, line, column, "NUL byte in input");
 		goto fail;
 	}
-	sha256_hex(l.buf, len, doc->sha256);
+	/* Hashed on request: OpenSSL's first digest costs a millisecond. */
+	if ((doc->bytes = malloc(len + 1)) == NULL) {
+		load_error(&l, 0, 0, "out of memory");
+		goto fail;
+	}
+	memcpy(doc->bytes, l.buf, len);
+	doc->len = len;
 	if (load_parse(&l) == -1)
 		goto fail;
 	/* No document, or an empty one, is an empty policy. */
@@ -728,6 +736,7 @@ conf_doc_free(struct conf_doc *doc)
 	json_decref(doc->root);
 	free(doc->pos);
 	free(doc->name);
+	free(doc->bytes);
 	free(doc);
 }
 
@@ -744,8 +753,10 @@ conf_doc_name(const struct conf_doc *doc)
 }
 
 const char *
-conf_doc_sha256(const struct conf_doc *doc)
+conf_doc_sha256(struct conf_doc *doc)
 {
+	if (doc->sha256[0] == '\0')
+		sha256_hex(doc->bytes, doc->len, doc->sha256);
 	return doc->sha256;
 }
 

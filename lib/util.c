@@ -3,6 +3,7 @@
  * the bounds passed in; out of memory is fatal (there is no sane recovery
  * in a security daemon that cannot allocate).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -159,6 +160,7 @@ read_file(const char *path, size_t max, char **out, size_t *outlen)
 {
 	struct stat	 st;
 	char		*p = NULL;
+	size_t		 cap, len = 0;
 	ssize_t		 n;
 	int		 fd, saved;
 
@@ -170,22 +172,40 @@ read_file(const char *path, size_t max, char **out, size_t *outlen)
 		errno = EINVAL;
 		goto fail;
 	}
-	if ((uint64_t)st.st_size > max) {
+	/*
+	 * st_size is a hint only: /proc and cgroup files say 0 or 4096.
+	 * Read to EOF, refusing more than max.
+	 */
+	cap = (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : max + 1;
+	if (cap < 4096 && max >= 4096)
+		cap = 4096;
+	p = xmalloc(cap + 1);
+	for (;;) {
+		if (len == cap) {
+			if (cap > max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			cap = cap > max / 2 ? max + 1 : cap * 2;
+			p = xrealloc(p, cap + 1);
+		}
+		if ((n = read(fd, p + len, cap - len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	if (len > max) {
 		errno = EFBIG;
 		goto fail;
 	}
-	p = xmalloc((size_t)st.st_size + 1);
-	/* Read one byte past the size seen so a growing file is noticed. */
-	if ((n = read_all(fd, p, (size_t)st.st_size + 1)) == -1)
-		goto fail;
-	if ((size_t)n > (size_t)st.st_size) {
-		errno = EFBIG;
-		goto fail;
-	}
-	p[n] = '\0';
+	p[len] = '\0';
 	close(fd);
 	*out = p;
-	*outlen = (size_t)n;
+	*outlen = len;
 	return 0;
 fail:
 	saved = errno;
@@ -250,4 +270,51 @@ str_ascii(char *s)
 	for (; *s != '\0'; s++)
 		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
 			*s = '?';
+}
+
+#define RMTREE_DEPTH_MAX	64
+
+static int
+rmtree_at(int dirfd, const char *name, dev_t dev, int depth)
+{
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, rv = 0;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlinkat(dirfd, name, 0);
+	if (st.st_dev != dev || depth > RMTREE_DEPTH_MAX) {
+		errno = EXDEV;
+		return -1;
+	}
+	if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (rmtree_at(fd, de->d_name, dev, depth + 1) == -1)
+			rv = -1;
+	}
+	closedir(d);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) == -1)
+		rv = -1;
+	return rv;
+}
+
+int
+rmtree(const char *path)
+{
+	struct stat	 st;
+
+	if (lstat(path, &st) == -1)
+		return -1;
+	return rmtree_at(AT_FDCWD, path, st.st_dev, 0);
 }

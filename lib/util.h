@@ -34,6 +34,11 @@ ssize_t	 read_all(int fd, void *, size_t);
 int	 read_file(const char *path, size_t max, char **out, size_t *outlen);
 int	 fsync_dir(const char *dir);
 int	 mkdir_p(const char *path, mode_t mode);
+/*
+ * Removes path and everything beneath it, never following a symlink and
+ * never crossing into another filesystem.
+ */
+int	 rmtree(const char *path);
 /* Replaces every byte outside printable ASCII with '?', in place. */
 void	 str_ascii(char *);
 /* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */

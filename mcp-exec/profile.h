@@ -1,0 +1,52 @@
+/*
+ * mcp-exec's settings (rules/mcp-exec.yaml) and sandbox profiles
+ * (rules/profiles/NAME.yaml): parsed whole and validated before use;
+ * errors name file:line:column.
+ */
+#ifndef STOCKADE_PROFILE_H
+#define STOCKADE_PROFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "artifacts.h"
+#include "hash.h"
+#include "sandbox.h"
+#include "stage.h"
+
+#define PROFILE_NAME_MAX	64
+#define MCPEXEC_CONFIG		"mcp-exec.yaml"
+
+struct mcpexec_conf {
+	char			path[PATH_MAX];
+	char			state_dir[PATH_MAX];
+	char			default_profile[PROFILE_NAME_MAX];
+	struct idmap_conf	idmap;
+	struct cgroup_conf	cgroup;
+};
+
+struct profile {
+	char			name[PROFILE_NAME_MAX];
+	char			path[PATH_MAX];
+	struct sandbox_limits	limits;
+	unsigned		timeout_default_ms;
+	unsigned		timeout_max_ms;
+	size_t			stdout_max;
+	size_t			stderr_max;
+	char			input_roots[STAGE_ROOTS_MAX][PATH_MAX];
+	struct input_rules	inputs;		/* roots point into input_roots */
+	char			artifact_dir[PATH_MAX];	/* under /workspace */
+	struct artifact_rules	artifacts;
+	enum net_level		net;
+	char			network[PROFILE_NAME_MAX];
+	char			hostname[PROFILE_NAME_MAX];
+	int			landlock_required;
+};
+
+/* rules_dir/mcp-exec.yaml (built-in defaults when absent). */
+int	mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *);
+/* rules_dir/profiles/NAME.yaml; prints errors, returns -1 when invalid. */
+int	profile_load(const char *rules_dir, const char *name, struct profile *);
+int	profile_name_ok(const char *);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * The sandbox's filesystem: a fresh tmpfs root holding read-only binds of
+ * an allowlist (/usr and the merged-usr links, a few /etc files), generated
+ * /etc files, a fresh /proc, a minimal /dev, size-capped /tmp and
+ * /dev/shm, the session's /workspace and read-only /inputs; then
+ * pivot_root into it and the old root detached.  Child side, in its own
+ * mount namespace, holding capabilities only there.
+ */
+#ifndef STOCKADE_SANDBOX_MOUNTS_H
+#define STOCKADE_SANDBOX_MOUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mount_spec {
+	const char	*dir;		/* host: <dir>/root, /workspace, /inputs */
+	const char	*hostname;
+	uint64_t	 tmp_size;
+	uint64_t	 shm_size;
+	int		 has_inputs;
+};
+
+int	mounts_setup(const struct mount_spec *, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * The launcher: turns a command into a process that cannot hurt anyone.
+ * The parent (mcp-exec, root) prepares identity, cgroup and host-side
+ * directories, clones a child into new user, pid, mount, net, ipc and uts
+ * namespaces, writes its uid/gid maps, places it in its cgroup, and
+ * releases it.  The child runs the containment checklist (spawn.c) in a
+ * fixed order, stopping at the first failure, then acts as the sandbox's
+ * init: it runs the command and reports how it ended.
+ *
+ * Ownership: struct sandbox owns its descriptors, cgroup and uid lease
+ * until sandbox_destroy.
+ */
+#ifndef STOCKADE_SANDBOX_H
+#define STOCKADE_SANDBOX_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "idmap.h"
+#include "seccomp_filter.h"
+
+#define SANDBOX_ID_HEX		16	/* 64 random bits */
+#define SANDBOX_INNER_ID	65534	/* uid and gid inside every sandbox */
+#define SANDBOX_ARGS_MAX	256
+#define SANDBOX_ENV_MAX		32
+#define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
+
+enum net_level {
+	NET_NONE,		/* L0: new netns, loopback down */
+	NET_LOOPBACK,		/* L1: loopback up */
+};
+
+struct sandbox_limits {
+	uint64_t	memory;		/* bytes, cgroup */
+	uint64_t	swap;		/* bytes beyond memory */
+	unsigned	pids;
+	unsigned	cpu_millis;	/* 1000: one CPU */
+	uint64_t	tmp_size;	/* /tmp tmpfs */
+	uint64_t	workspace_size;	/* /workspace tmpfs (made by the parent) */
+	uint64_t	shm_size;	/* /dev/shm tmpfs */
+	unsigned	nofile;		/* RLIMIT_NOFILE */
+	uint64_t	file_size;	/* RLIMIT_FSIZE */
+	uint64_t	address_space;	/* RLIMIT_AS; 0: not limited */
+	unsigned	cpu_seconds;	/* RLIMIT_CPU */
+};
+
+struct sandbox_spec {
+	char			 id[SANDBOX_ID_HEX + 1];
+	char			 dir[PATH_MAX];	/* host: state_dir/sandboxes/<id> */
+	const struct sandbox_limits *limits;
+	enum net_level		 net;
+	const char		*hostname;
+	int			 landlock_required;
+	const struct cgroup_conf *cgroup;
+	const struct idmap_conf	*idmap;
+	const struct seccomp_prog *seccomp;	/* compiled once by the caller */
+	const char *const	*argv;		/* argv[0] absolute */
+	const char *const	*envp;
+	int			 has_inputs;	/* dir/inputs -> /inputs (ro) */
+	int			 stdout_fd;	/* write ends given to the command */
+	int			 stderr_fd;
+};
+
+struct sandbox {
+	pid_t			 init;		/* in the parent's pid namespace */
+	int			 sync;		/* status channel from init */
+	struct cgroup		*cg;
+	struct uid_lease	 lease;
+	char			 dir[PATH_MAX];
+	int			 workspace_mounted;
+};
+
+/* What happened to the command. */
+struct sandbox_exit {
+	int	exit_code;	/* 128 + signal when a signal ended it */
+	int	signaled;
+	int	oom_killed;
+	int	killed;		/* we killed it (timeout, cancel) */
+};
+
+/* A fresh random id (hex). */
+void	sandbox_new_id(char out[SANDBOX_ID_HEX + 1]);
+/*
+ * Creates dir, the workspace tmpfs and (when has_inputs) the inputs
+ * directory on the host, for the caller to stage files into before start.
+ */
+int	sandbox_prepare(const struct sandbox_spec *, struct sandbox *,
+	    char *err, size_t errlen);
+/* Starts the command; returns once the checklist succeeded or failed. */
+int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
+	    char *err, size_t errlen);
+/* SIGKILL to everything in the sandbox (pid namespace and cgroup). */
+void	sandbox_kill(struct sandbox *);
+/* Waits for the sandbox to end (blocking); fills ex. */
+int	sandbox_wait(struct sandbox *, struct sandbox_exit *);
+/* Unmounts and removes the host directories, cgroup and uid lease. */
+void	sandbox_destroy(struct sandbox *);
+
+#endif

@@ -1,0 +1,412 @@
+/*
+ * Spawning a sandbox.  The parent clones the child into new namespaces,
+ * writes its uid/gid maps and cgroup, and releases it over a socketpair.
+ * The child runs the containment checklist in order and stops at the
+ * first failure, reporting it; then it is the sandbox's init: it runs the
+ * command, reaps everything, and reports the command's wait status.  When
+ * init exits, the kernel kills every process left in the pid namespace,
+ * grandchildren that called setsid() included.
+ */
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "landlock.h"
+#include "privs.h"
+#include "log.h"
+#include "mounts.h"
+#include "ns.h"
+#include "sandbox.h"
+#include "seccomp_filter.h"
+#include "util.h"
+
+#define SETUP_TIMEOUT_MS	10000	/* the checklist takes milliseconds */
+#define FD_SYNC			3	/* init's descriptors, after cleanup */
+#define FD_OUT			4
+#define FD_ERR			5
+
+enum {
+	MSG_GO = 'G',		/* parent: maps and cgroup are in place */
+	MSG_READY = 'R',	/* init: contained, starting the command */
+	MSG_ERROR = 'E',	/* init: a step failed; text follows */
+	MSG_STATUS = 'S',	/* init: the command's wait status follows */
+};
+
+static const char *const writable_dirs[] = { "/workspace", "/tmp", "/dev/shm" };
+static const char *const writable_devs[] = { "/dev/null", "/dev/zero", "/dev/full" };
+
+void
+sandbox_new_id(char out[SANDBOX_ID_HEX + 1])
+{
+	uint8_t	 rnd[SANDBOX_ID_HEX / 2];
+
+	if (getentropy(rnd, sizeof(rnd)) == -1)
+		fatal("getentropy");
+	hex_encode(rnd, sizeof(rnd), out);
+}
+
+/* ------------------------------------------------------------ child */
+
+static void __attribute__((noreturn))
+child_fail(int sync, const char *err)
+{
+	char	 msg[SANDBOX_ERR_MAX + 1];
+	size_t	 n = strlen(err);
+
+	msg[0] = MSG_ERROR;
+	if (n > SANDBOX_ERR_MAX)
+		n = SANDBOX_ERR_MAX;
+	memcpy(msg + 1, err, n);
+	/* Nothing to do if the parent is gone: it will see init exit. */
+	if (write(sync, msg, n + 1) == -1)
+		_exit(127);
+	_exit(127);
+}
+
+/*
+ * Keeps exactly the three descriptors init needs, at fixed numbers:
+ * nothing else of mcp-exec (leases, sockets, logs) reaches the sandbox.
+ */
+static int
+fds_keep(int sync, int out, int err_fd, char *err, size_t errlen)
+{
+	int	 hi = 64;
+
+	/* Move above anything we overwrite, then down into place. */
+	if ((sync = fcntl(sync, F_DUPFD_CLOEXEC, hi)) == -1 ||
+	    (out = fcntl(out, F_DUPFD_CLOEXEC, hi)) == -1 ||
+	    (err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, hi)) == -1 ||
+	    dup3(sync, FD_SYNC, O_CLOEXEC) == -1 ||
+	    dup3(out, FD_OUT, O_CLOEXEC) == -1 ||
+	    dup3(err_fd, FD_ERR, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "arranging descriptors: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (syscall(SYS_close_range, FD_ERR + 1, ~0U, 0) == -1) {
+		snprintf(err, errlen, "close_range: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void __attribute__((noreturn))
+exec_command(const struct sandbox_spec *s)
+{
+	int	 null;
+
+	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
+	    dup2(null, 0) == -1 || dup2(FD_OUT, 1) == -1 ||
+	    dup2(FD_ERR, 2) == -1)
+		_exit(127);
+	execve(s->argv[0], (char *const *)s->argv, (char *const *)s->envp);
+	dprintf(2, "sandbox: cannot execute %s: %s\n", s->argv[0],
+	    strerror(errno));
+	_exit(127);
+}
+
+/* Runs the command and reaps everything; reports how the command ended. */
+static void __attribute__((noreturn))
+init_loop(const struct sandbox_spec *s)
+{
+	char	 msg[1 + sizeof(int)];
+	pid_t	 cmd, p;
+	int	 st;
+
+	if ((cmd = fork()) == -1) {
+		dprintf(FD_ERR, "sandbox: fork: %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (cmd == 0)
+		exec_command(s);
+	close(FD_OUT);
+	close(FD_ERR);
+	for (;;) {
+		p = waitpid(-1, &st, 0);
+		if (p == -1 && errno == EINTR)
+			continue;
+		if (p == -1 || p == cmd)
+			break;
+	}
+	if (p == -1)
+		st = W_EXITCODE(127, 0);
+	msg[0] = MSG_STATUS;
+	memcpy(msg + 1, &st, sizeof(st));
+	if (write(FD_SYNC, msg, sizeof(msg)) == -1)
+		_exit(127);
+	/* Our exit takes the rest of the pid namespace with it. */
+	_exit(0);
+}
+
+/*
+ * The containment checklist, in order.  Each step either succeeds or the
+ * sandbox is not started.
+ */
+static void __attribute__((noreturn))
+child_main(const struct sandbox_spec *s, int sync)
+{
+	struct mount_spec	 ms;
+	char			 err[SANDBOX_ERR_MAX], go;
+
+	err[0] = '\0';
+	/* If mcp-exec dies, so does the sandbox. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+	    read(sync, &go, 1) != 1 || go != MSG_GO)
+		_exit(127);
+	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	sync = FD_SYNC;
+	/* Placed in our cgroup by the parent: make it our cgroup root. */
+	if (ns_enter_cgroup(err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	/*
+	 * Become the sandbox user now, keeping this user namespace's
+	 * capabilities a little longer: files made below must belong to a
+	 * uid that exists inside.
+	 */
+	if (privs_keep_caps(err, sizeof(err)) == -1 ||
+	    idmap_become(SANDBOX_INNER_ID, err, sizeof(err)) == -1 ||
+	    privs_raise_effective(err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	/* /proc/self stays ours after the uid change. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1 || setsid() == -1) {
+		snprintf(err, sizeof(err), "dumpable/setsid: %s",
+		    strerror(errno));
+		child_fail(sync, err);
+	}
+	memset(&ms, 0, sizeof(ms));
+	ms.dir = s->dir;
+	ms.hostname = s->hostname;
+	ms.tmp_size = s->limits->tmp_size;
+	ms.shm_size = s->limits->shm_size;
+	ms.has_inputs = s->has_inputs;
+	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
+	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
+	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	if (chdir("/workspace") == -1) {
+		snprintf(err, sizeof(err), "chdir /workspace: %s",
+		    strerror(errno));
+		child_fail(sync, err);
+	}
+	if (privs_rlimits(s->limits, err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	/* Privilege ends here: no capability in any set, ever again. */
+	if (privs_drop_caps(err, sizeof(err)) == -1 ||
+	    privs_no_new_privs(err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	if (sandbox_landlock_apply(writable_dirs, nitems(writable_dirs),
+	    writable_devs, nitems(writable_devs), err, sizeof(err)) == -1 &&
+	    s->landlock_required)
+		child_fail(sync, err);
+	if (sandbox_seccomp_load(s->seccomp, err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	go = MSG_READY;
+	if (write(sync, &go, 1) != 1)
+		_exit(127);
+	init_loop(s);
+}
+
+/* ------------------------------------------------------------ parent */
+
+static int
+make_dir(const char *path, mode_t mode, char *err, size_t errlen)
+{
+	if (mkdir(path, mode) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (chmod(path, mode) == -1) {
+		snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
+    size_t errlen)
+{
+	char	 p[PATH_MAX], opts[128];
+
+	memset(sb, 0, sizeof(*sb));
+	sb->init = -1;
+	sb->sync = -1;
+	sb->lease.fd = -1;
+	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
+	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
+		return -1;
+	/* Traversable by the sandbox's uid, listable by no one but root. */
+	if (make_dir(s->dir, 0711, err, errlen) == -1)
+		goto fail;
+	if (xsnprintf(p, sizeof(p), "%s/root", s->dir) == -1 ||
+	    make_dir(p, 0755, err, errlen) == -1 ||
+	    xsnprintf(p, sizeof(p), "%s/workspace", s->dir) == -1 ||
+	    make_dir(p, 0700, err, errlen) == -1)
+		goto fail;
+	/* Size-capped, and only the sandbox's uid can enter it. */
+	snprintf(opts, sizeof(opts), "size=%llu,mode=0700,uid=%lu,gid=%lu",
+	    (unsigned long long)s->limits->workspace_size,
+	    (unsigned long)sb->lease.uid, (unsigned long)sb->lease.uid);
+	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	    opts) == -1) {
+		snprintf(err, errlen, "mount workspace on %s: %s", p,
+		    strerror(errno));
+		goto fail;
+	}
+	sb->workspace_mounted = 1;
+	if (s->has_inputs && (xsnprintf(p, sizeof(p), "%s/inputs", s->dir) ==
+	    -1 || make_dir(p, 0755, err, errlen) == -1))
+		goto fail;
+	return 0;
+fail:
+	sandbox_destroy(sb);
+	return -1;
+}
+
+/* Waits for init's verdict on the checklist. */
+static int
+await_ready(struct sandbox *sb, char *err, size_t errlen)
+{
+	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
+	char		 msg[SANDBOX_ERR_MAX + 1];
+	ssize_t		 n;
+	int		 r;
+
+	while ((r = poll(&pfd, 1, SETUP_TIMEOUT_MS)) == -1 && errno == EINTR)
+		;
+	if (r == 0) {
+		snprintf(err, errlen, "sandbox setup timed out");
+		return -1;
+	}
+	if ((n = read(sb->sync, msg, sizeof(msg) - 1)) <= 0) {
+		snprintf(err, errlen, "sandbox setup failed: init exited");
+		return -1;
+	}
+	msg[n] = '\0';
+	if (msg[0] == MSG_READY)
+		return 0;
+	if (msg[0] == MSG_ERROR)
+		snprintf(err, errlen, "sandbox setup failed: %s", msg + 1);
+	else
+		snprintf(err, errlen, "sandbox setup failed: bad message");
+	return -1;
+}
+
+int
+sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
+    size_t errlen)
+{
+	int	 sv[2];
+	char	 go = MSG_GO;
+	pid_t	 pid;
+
+	if ((sb->cg = cgroup_create(s->cgroup, s->id, s->limits, err,
+	    errlen)) == NULL)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	/* Like fork(), into new namespaces. */
+	pid = (pid_t)syscall(SYS_clone, NS_CLONE_FLAGS | SIGCHLD, NULL, NULL,
+	    NULL, 0);
+	if (pid == -1) {
+		snprintf(err, errlen, "clone: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		child_main(s, sv[1]);
+	}
+	close(sv[1]);
+	sb->init = pid;
+	sb->sync = sv[0];
+	if (idmap_write(pid, SANDBOX_INNER_ID, &sb->lease, err, errlen) == -1 ||
+	    cgroup_add(sb->cg, pid, err, errlen) == -1 ||
+	    write(sb->sync, &go, 1) != 1 || await_ready(sb, err, errlen) == -1) {
+		sandbox_kill(sb);
+		(void)waitpid(pid, NULL, 0);
+		sb->init = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void
+sandbox_kill(struct sandbox *sb)
+{
+	if (sb->init > 0)
+		(void)kill(sb->init, SIGKILL);
+	if (sb->cg != NULL)
+		cgroup_kill(sb->cg);
+}
+
+int
+sandbox_wait(struct sandbox *sb, struct sandbox_exit *ex)
+{
+	char	 msg[1 + sizeof(int)];
+	int	 st, cmd;
+	ssize_t	 n;
+
+	memset(ex, 0, sizeof(*ex));
+	while (waitpid(sb->init, &st, 0) == -1) {
+		if (errno != EINTR)
+			return -1;
+	}
+	sb->init = -1;
+	/* init's report, if it lived to send one. */
+	n = read(sb->sync, msg, sizeof(msg));
+	if (n == (ssize_t)sizeof(msg) && msg[0] == MSG_STATUS)
+		memcpy(&cmd, msg + 1, sizeof(cmd));
+	else
+		cmd = W_EXITCODE(0, SIGKILL);	/* init itself was killed */
+	if (WIFSIGNALED(cmd)) {
+		ex->signaled = 1;
+		ex->exit_code = 128 + WTERMSIG(cmd);
+	} else
+		ex->exit_code = WEXITSTATUS(cmd);
+	/* The kernel's OOM killer sends SIGKILL: 137 when it hit the command. */
+	ex->oom_killed = sb->cg != NULL && cgroup_oom_killed(sb->cg);
+	return 0;
+}
+
+void
+sandbox_destroy(struct sandbox *sb)
+{
+	char	 p[PATH_MAX];
+
+	if (sb->init > 0) {
+		sandbox_kill(sb);
+		(void)waitpid(sb->init, NULL, 0);
+		sb->init = -1;
+	}
+	if (sb->sync != -1)
+		close(sb->sync);
+	sb->sync = -1;
+	cgroup_destroy(sb->cg);
+	sb->cg = NULL;
+	if (sb->workspace_mounted &&
+	    xsnprintf(p, sizeof(p), "%s/workspace", sb->dir) != -1 &&
+	    umount2(p, MNT_DETACH) == -1)
+		log_warn("umount %s", p);
+	sb->workspace_mounted = 0;
+	if (sb->dir[0] != '\0' && rmtree(sb->dir) == -1 && errno != ENOENT)
+		log_warn("removing %s", sb->dir);
+	idmap_release(&sb->lease);
+}

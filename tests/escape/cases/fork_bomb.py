@@ -1,0 +1,15 @@
+# A fork bomb stops at the pids limit; the host is unaffected and the
+# sandbox still ends by itself (everything dies with its init).
+# expect: r["exit_code"] == 0 and "limited" in r["stdout"]
+# expect: not r["timed_out"]
+import os
+n = 0
+try:
+    while True:
+        if os.fork() == 0:
+            import time
+            time.sleep(30)
+            os._exit(0)
+        n += 1
+except OSError as e:
+    print("limited after", n, "forks:", e.strerror)

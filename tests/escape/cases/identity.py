@@ -1,0 +1,48 @@
+# Who the code runs as: uid and gid 65534 (one host uid mapped, nothing
+# else), no supplementary groups, no capability in any set, no_new_privs,
+# a seccomp filter (mode 2), cwd /workspace -- and it cannot become root.
+# expect: r["exit_code"] == 0
+# expect: {k: v for k, v in json.loads(r["stdout"].splitlines()[-1]).items() if not k.startswith("set")} == {"uid": [65534] * 4, "gid": [65534] * 4, "groups": [], "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "CapAmb": 0, "NoNewPrivs": 1, "Seccomp": 2, "cwd": "/workspace", "uid_map_lines": 1, "gid_map_lines": 1, "inner_uid": 65534, "inner_gid": 65534, "user": "sandbox"}
+# expect: json.loads(r["stdout"].splitlines()[-1])["setuid0"] in ("EPERM", "EINVAL")
+# expect: json.loads(r["stdout"].splitlines()[-1])["setresuid0"] in ("EPERM", "EINVAL")
+# expect: json.loads(r["stdout"].splitlines()[-1])["setgroups"] == "EPERM"
+import errno, json, os, pwd
+status = {}
+for line in open("/proc/self/status"):
+    k, _, v = line.partition(":")
+    status[k] = v.split()
+uid_map = open("/proc/self/uid_map").read().split("\n")
+uid_map = [l.split() for l in uid_map if l.strip()]
+gid_map = [l.split() for l in open("/proc/self/gid_map").read().split("\n")
+           if l.strip()]
+print("uid_map", uid_map, "gid_map", gid_map, "setgroups",
+      open("/proc/self/setgroups").read().strip())
+
+def try_call(fn, *a):
+    try:
+        fn(*a)
+        return "SUCCEEDED"
+    except OSError as e:
+        return errno.errorcode[e.errno]
+
+out = {
+    "uid": [int(x) for x in status["Uid"]],
+    "gid": [int(x) for x in status["Gid"]],
+    "groups": os.getgroups(),
+    "CapInh": int(status["CapInh"][0], 16),
+    "CapPrm": int(status["CapPrm"][0], 16),
+    "CapEff": int(status["CapEff"][0], 16),
+    "CapBnd": int(status["CapBnd"][0], 16),
+    "CapAmb": int(status["CapAmb"][0], 16),
+    "NoNewPrivs": int(status["NoNewPrivs"][0]),
+    "Seccomp": int(status["Seccomp"][0]),
+    "cwd": os.getcwd(),
+    "uid_map_lines": len(uid_map), "gid_map_lines": len(gid_map),
+    "inner_uid": int(uid_map[0][0]) if uid_map and uid_map[0][2] == "1" else None,
+    "inner_gid": int(gid_map[0][0]) if gid_map and gid_map[0][2] == "1" else None,
+    "setuid0": try_call(os.setuid, 0),
+    "setresuid0": try_call(os.setresuid, 0, 0, 0),
+    "setgroups": try_call(os.setgroups, [0]),
+    "user": pwd.getpwuid(os.getuid()).pw_name,
+}
+print(json.dumps(out))

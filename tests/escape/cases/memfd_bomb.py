@@ -1,0 +1,16 @@
+# A memory bomb that no tmpfs size caps: anonymous memfd files (memfd_create
+# is allowed), 16 MiB each, kept open.  The memory cgroup must still end
+# it: reported as oom_killed, exit code 137, peak at most the limit.
+# expect: r["oom_killed"] and r["exit_code"] == 137 and not r["timed_out"]
+# expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
+# expect: "NOT LIMITED" not in r["stdout"]
+import os
+fds = []
+chunk = b"\x5a" * (1 << 20)
+while len(fds) < 100:
+    fd = os.memfd_create("bomb")
+    for _ in range(16):
+        os.write(fd, chunk)
+    fds.append(fd)
+    print("memfd", len(fds), "total MiB", 16 * len(fds), flush=True)
+print("NOT LIMITED: 1600 MiB in memfds")

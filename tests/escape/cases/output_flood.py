@@ -1,0 +1,22 @@
+# An output flood: 1 GiB to stdout, no newline, every byte invalid UTF-8
+# (0xff 0xfe 0x80 over and over).  Every byte is counted, only stdout_max
+# (32 KiB: 2/3 head, 1/3 tail) is kept, with the omitted-bytes marker in
+# between, and what comes back is valid text: each bad byte a U+FFFD.
+# timeout_ms: 30000
+# expect: r["exit_code"] == 0 and not r["timed_out"] and r["truncated"]
+# expect: r["stdout_bytes"] == 2**30
+# expect: r["stderr"] == "" and r["stderr_bytes"] == 0
+# expect: re.search(r"\n\[\.\.\. (\d+) bytes omitted \.\.\.\]\n", r["stdout"])
+# expect: int(re.search(r"\[\.\.\. (\d+) bytes omitted", r["stdout"]).group(1)) == r["stdout_bytes"] - r["limits"]["stdout_max"]
+# expect: len(r["stdout"].encode("utf-8")) <= 3 * r["limits"]["stdout_max"] + 64
+# expect: set(re.sub(r"\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n", "", r["stdout"])) == {"\ufffd"}
+# expect: [len(x) for x in re.split(r"\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n", r["stdout"])] == [21845, 10923]
+# expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
+import os
+chunk = (b"\xff\xfe\x80" * 349526)[:1 << 20]
+left = 1 << 30
+while left:
+    n = os.write(1, chunk[:left] if left < len(chunk) else chunk)
+    left -= n
+    if n < len(chunk):
+        chunk = chunk[n:] + chunk[:n]   # keep the pattern going

@@ -1,0 +1,27 @@
+# Filling /workspace (a tmpfs, workspace_size 16M) with one endless
+# file. The write fails with ENOSPC at the configured size, under the
+# file size limit (32M), nothing is killed, and the host's disk is never
+# written (the file is left in place on purpose).
+# expect: r["exit_code"] == 0 and not r["oom_killed"] and not r["timed_out"]
+# expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
+# expect: "stopped: ENOSPC" in r["stdout"]
+# expect: "fs_size=%d" % (16 << 20) in r["stdout"]
+# expect: 16 * 2**20 - 2**18 <= int(re.search(r"written=(\d+)", r["stdout"]).group(1)) <= 16 * 2**20
+# host: not os.path.exists("/tmp/stockade-escape-fill-workspace")
+# host: not os.path.exists("/dev/shm/stockade-escape-fill-workspace")
+# host: not os.path.exists("/stockade-escape-fill-workspace")
+import errno, os
+d = "/workspace"
+sv = os.statvfs(d)
+print("fs_size=%d" % (sv.f_blocks * sv.f_frsize))
+chunk = b"\xa5" * 65536
+written = 0
+fd = os.open(os.path.join(d, "stockade-escape-fill-workspace"),
+             os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+try:
+    while written < 4 << 30:
+        written += os.write(fd, chunk)
+    print("NOT STOPPED after", written)
+except OSError as e:
+    print("stopped: %s written=%d" % (errno.errorcode.get(e.errno, e.errno),
+                                      written))

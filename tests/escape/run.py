@@ -1,0 +1,228 @@
+"""The escape suite: each tests/escape/cases/*.py is run as untrusted code
+through `mcp-exec run`, and the result is checked against the case's header:
+
+    # profile: escape            (optional; a profile in tests/escape/rules)
+    # timeout_ms: 5000           (optional)
+    # file: NAME                 (optional; staged from the inputs root)
+    # expect: r["exit_code"] == 0 and "contained" in r["stdout"]
+    # host: not os.path.exists("/tmp/escaped")   (checked on the host after)
+    # expect_refused: symlink    (mcp-exec must refuse the run: exit non-zero
+                                  with this text in its stderr)
+
+Each expect/host line is a Python expression over r (the JSON result) and
+the helpers below.  A case passes when mcp-exec worked (exit 0) and every
+expression holds.  mcp-exec runs with SENTINEL_VAR in its environment and
+with a host file holding the same value as its stdin (STDIN_FILE), and no
+case's result may contain that value: nothing of the caller's environment
+or descriptors reaches the sandbox.  Usage: run.py MCP_EXEC [CASE ...]
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULES = os.path.join(HERE, "rules")
+STATE = "/run/stockade/escape-tests"
+INPUTS = "/run/stockade/escape-inputs"
+PYTHON = "/usr/bin/python3"
+# In mcp-exec's environment for every run; its value must never come back.
+SENTINEL_VAR = "STOCKADE_ESCAPE_SENTINEL"
+SENTINEL = "leak-5e1f7c0d9a3b"
+STDIN_FILE = "/run/stockade/escape-stdin"
+RUN_TIMEOUT_S = 120
+
+
+def header(src):
+    h = {"expect": [], "host": [], "file": [], "argv": None}
+    for line in src.splitlines():
+        m = re.match(r"#\s*(\w+):\s*(.*)$", line)
+        if not m:
+            if line.strip() and not line.startswith("#"):
+                break
+            continue
+        key, val = m.group(1), m.group(2).strip()
+        if key in ("expect", "host", "file"):
+            h[key].append(val)
+        elif key == "argv":
+            h["argv"] = json.loads(val)
+        else:
+            h[key] = val
+    return h
+
+
+def run_case(mcp, path, extra_env=None):
+    src = open(path).read()
+    h = header(src)
+    argv = [mcp, "run", "--rules", RULES, "--state-dir", STATE]
+    if "profile" in h:
+        argv += ["--profile", h["profile"]]
+    if "timeout_ms" in h:
+        argv += ["--timeout-ms", h["timeout_ms"]]
+    for f in h["file"]:
+        argv += ["--file", os.path.join(INPUTS, f)]
+    argv.append("--")
+    argv += h["argv"] if h["argv"] else [PYTHON, "-I", "-c", src]
+    t0 = time.monotonic()
+    try:
+        with open(STDIN_FILE, "rb") as stdin:
+            p = subprocess.run(argv, capture_output=True, stdin=stdin,
+                               timeout=RUN_TIMEOUT_S, env=sentinel_env())
+    except subprocess.TimeoutExpired as e:
+        # mcp-exec itself did not come back: a failure, not a crash.
+        p = subprocess.CompletedProcess(argv, -1, e.stdout or b"",
+                                        b"mcp-exec still running after %d s "
+                                        b"(killed by the runner)" %
+                                        RUN_TIMEOUT_S)
+    wall = time.monotonic() - t0
+    return h, p, wall
+
+
+def sentinel_env():
+    env = dict(os.environ)
+    env[SENTINEL_VAR] = SENTINEL
+    return env
+
+
+def check(name, h, p, wall):
+    for out in (p.stdout, p.stderr):
+        at = out.find(SENTINEL.encode())
+        if at != -1:
+            return "the caller's environment or stdin leaked: %r (the " \
+                "value of %s and the content of %s) came back in the " \
+                "result: ...%r..." % (SENTINEL, SENTINEL_VAR, STDIN_FILE,
+                                      out[max(0, at - 300):at + 100])
+    if "expect_refused" in h:
+        err = p.stderr.decode(errors="replace")
+        if p.returncode == 0:
+            return "mcp-exec ran the case; it should have refused it " \
+                "(stdout: %r)" % p.stdout[-600:]
+        if h["expect_refused"] not in err:
+            return "mcp-exec refused, but stderr lacks %r: %r" % (
+                h["expect_refused"], err)
+        return None
+    if p.returncode != 0:
+        return "mcp-exec exit %d: %s" % (p.returncode,
+                                          p.stderr.decode(errors="replace"))
+    try:
+        r = json.loads(p.stdout)
+    except ValueError as e:
+        return "mcp-exec's stdout is not one JSON document (%s): %r" % (
+            e, p.stdout[:600])
+    env = {"r": r, "os": os, "wall": wall, "json": json, "re": re}
+    for kind in ("expect", "host"):
+        for expr in h[kind]:
+            try:
+                ok = eval(expr, env)
+            except Exception as e:  # noqa: BLE001 - report, do not crash
+                ok = False
+                expr += "  (%s)" % e
+            if not ok:
+                return "%s failed: %s\n      stdout: %r\n      stderr: %r\n" \
+                    "      exit_code=%s timed_out=%s oom_killed=%s" % (
+                        kind, expr, r["stdout"][-600:], r["stderr"][-600:],
+                        r["exit_code"], r["timed_out"], r["oom_killed"])
+    return None
+
+
+def prepare_inputs():
+    os.makedirs(INPUTS, exist_ok=True)
+    with open(os.path.join(INPUTS, "data.csv"), "w") as f:
+        f.write("a,b\n1,2\n3,4\n")
+    link = os.path.join(INPUTS, "passwd-link")
+    if not os.path.lexists(link):
+        os.symlink("/etc/passwd", link)
+    # World-readable, as a caller's stdin file may well be.
+    with open(STDIN_FILE, "w") as f:
+        f.write(SENTINEL + "\n")
+    os.chmod(STDIN_FILE, 0o644)
+
+
+def main():
+    mcp = sys.argv[1]
+    cases = sys.argv[2:] or sorted(glob.glob(os.path.join(HERE, "cases",
+                                                          "*.py")))
+    prepare_inputs()
+    failed = []
+    for path in cases:
+        name = os.path.basename(path)[:-3]
+        h, p, wall = run_case(mcp, path)
+        why = check(name, h, p, wall)
+        print("%s %s (%.1fs)" % ("PASS" if why is None else "FAIL", name,
+                                 wall))
+        if why:
+            print("    " + why)
+            failed.append(name)
+    why = two_at_once(mcp)
+    print("%s two_sandboxes_at_once" % ("PASS" if why is None else "FAIL"))
+    if why:
+        print("    " + why)
+        failed.append("two_sandboxes_at_once")
+    if failed:
+        print("escape cases failed: " + " ".join(failed))
+        sys.exit(1)
+
+
+TWO = r'''
+import json, os, time
+open("/workspace/mine-%d" % os.getpid(), "w").write("x")
+time.sleep(1.5)
+pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+print(json.dumps({"pids": pids, "files": sorted(os.listdir("/workspace"))}))
+'''
+
+
+def two_at_once(mcp):
+    """Two sandboxes at the same time: each sees only its own processes
+    and its own workspace, and they run as different host uids."""
+    results = [None, None]
+
+    def one(i):
+        argv = [mcp, "run", "--rules", RULES, "--state-dir", STATE, "--",
+                PYTHON, "-I", "-c", TWO]
+        with open(STDIN_FILE, "rb") as stdin:
+            results[i] = subprocess.run(argv, capture_output=True,
+                                        stdin=stdin, timeout=60,
+                                        env=sentinel_env())
+
+    ts = [threading.Thread(target=one, args=(i,)) for i in range(2)]
+    for t in ts:
+        t.start()
+    time.sleep(0.7)
+    # While both run: two distinct host uids from the range, nothing else.
+    uids = set()
+    for st in glob.glob("/proc/[0-9]*/status"):
+        try:
+            for line in open(st):
+                if line.startswith("Uid:"):
+                    u = int(line.split()[1])
+                    if 300000 <= u < 301000:
+                        uids.add(u)
+        except OSError:
+            pass
+    for t in ts:
+        t.join()
+    outs = []
+    for p in results:
+        if p.returncode != 0:
+            return "mcp-exec failed: " + p.stderr.decode(errors="replace")
+        if SENTINEL.encode() in p.stdout:
+            return "the caller's environment or stdin leaked"
+        r = json.loads(p.stdout)
+        outs.append(json.loads(r["stdout"]))
+    if len(uids) != 2:
+        return "expected 2 distinct host uids while both ran, saw %s" % uids
+    for o in outs:
+        if len(o["files"]) != 1:
+            return "a sandbox saw another's workspace: %s" % o["files"]
+        if o["pids"] != [1, 2]:
+            return "a sandbox saw processes beyond its own: %s" % o["pids"]
+    return None
+
+
+if __name__ == "__main__":
+    main()

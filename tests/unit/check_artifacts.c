@@ -1,0 +1,697 @@
+/*
+ * mcp-exec/artifacts.c: types from content (and every way a sniff says
+ * no), and a collect over hostile workspaces: links, special files, unsafe
+ * names, depth, and every cap.
+ */
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+
+#include "testutil.h"
+#include "artifacts.h"
+
+#define ALL_TYPES	((1u << ART_NTYPES) - 1)
+#define PNG_HEAD	"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
+#define SNIFF(s, c)	artifact_sniff((const uint8_t *)(s), sizeof(s) - 1, (c))
+
+START_TEST(test_type_names_and_mimes)
+{
+	int	 t;
+
+	for (t = 0; t < ART_NTYPES; t++)
+		ck_assert_int_eq(artifact_type_parse(artifact_type_name(t)), t);
+	ck_assert_int_eq(artifact_type_parse("PNG"), -1);
+	ck_assert_int_eq(artifact_type_parse(""), -1);
+	ck_assert_int_eq(artifact_type_parse("exe"), -1);
+	ck_assert_str_eq(artifact_mime(ART_PNG), "image/png");
+	ck_assert_str_eq(artifact_mime(ART_JPEG), "image/jpeg");
+	ck_assert_str_eq(artifact_mime(ART_SVG), "image/svg+xml");
+	ck_assert_str_eq(artifact_mime(ART_CSV), "text/csv");
+	ck_assert_str_eq(artifact_mime(ART_JSON), "application/json");
+	ck_assert_str_eq(artifact_mime(ART_TXT), "text/plain");
+	ck_assert_str_eq(artifact_mime(ART_HTML), "text/html");
+}
+END_TEST
+
+START_TEST(test_sniff_images_by_magic)
+{
+	ck_assert_int_eq(SNIFF(PNG_HEAD, 1), ART_PNG);
+	ck_assert_int_eq(SNIFF("\x89PNG\r\n\x1a\n", 0), ART_PNG);
+	ck_assert_int_eq(SNIFF("\xff\xd8\xff\xe0\0\x10JFIF", 1), ART_JPEG);
+	/* One byte short of, or off, the magic: binary, no type. */
+	ck_assert_int_eq(SNIFF("\x89PNG\r\n\x1a", 1), -1);
+	ck_assert_int_eq(SNIFF("\x89PNG\r\n\x1a\x0b", 1), -1);
+	ck_assert_int_eq(SNIFF("\xff\xd8", 1), -1);
+	ck_assert_int_eq(SNIFF("\xff\xd8\xfe", 1), -1);
+	ck_assert_int_eq(SNIFF("\x7f" "ELF\x02\x01\x01\0", 1), -1);
+}
+END_TEST
+
+START_TEST(test_sniff_svg_after_prolog)
+{
+	ck_assert_int_eq(SNIFF("<svg xmlns=\"http://www.w3.org/2000/svg\"/>",
+	    1), ART_SVG);
+	ck_assert_int_eq(SNIFF("\xef\xbb\xbf  <?xml version=\"1.0\"?>\n"
+	    "<!-- made by matplotlib -->\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD "
+	    "SVG 1.1//EN\" \"x.dtd\" [ <!ENTITY a \"b\"> ]>\n<svg>", 1),
+	    ART_SVG);
+	ck_assert_int_eq(SNIFF("<svg\n width=\"1\"></svg>", 1), ART_SVG);
+	ck_assert_int_eq(SNIFF("<svg>", 0), ART_SVG);
+}
+END_TEST
+
+START_TEST(test_sniff_svg_negatives)
+{
+	/* Not the first element, not the name, prolog never closed. */
+	ck_assert_int_eq(SNIFF("<g><svg></svg></g>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<svgx>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<SVG>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<svg", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<?xml version=\"1.0\" <svg>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<!-- <svg> ", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<!DOCTYPE svg [ > <svg>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("text then <svg>", 1), ART_TXT);
+	/* Not UTF-8: no text type at all. */
+	ck_assert_int_eq(SNIFF("<svg>\xff</svg>", 1), -1);
+}
+END_TEST
+
+START_TEST(test_sniff_html_any_case)
+{
+	ck_assert_int_eq(SNIFF("<!DOCTYPE html>\n<title>x</title>", 1),
+	    ART_HTML);
+	ck_assert_int_eq(SNIFF("<!doctype HTML>", 1), ART_HTML);
+	ck_assert_int_eq(SNIFF("\xef\xbb\xbf\n<!-- c --> <HTML lang=en>", 1),
+	    ART_HTML);
+	ck_assert_int_eq(SNIFF("<html>", 0), ART_HTML);
+}
+END_TEST
+
+START_TEST(test_sniff_html_negatives)
+{
+	ck_assert_int_eq(SNIFF("<!DOCTYPE htm>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<!DOCTYPEhtml>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<!DOCTYPE htmlx>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<htmlx>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<body>hi</body>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<!-- never closed <html>", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("<html>\0", 1), -1);
+}
+END_TEST
+
+START_TEST(test_sniff_json_parses_when_complete)
+{
+	ck_assert_int_eq(SNIFF(" {\"a\": [1, 2, {\"b\": null}]}\n", 1),
+	    ART_JSON);
+	ck_assert_int_eq(SNIFF("[]", 1), ART_JSON);
+	/* Broken JSON is not JSON when we have all of it. */
+	ck_assert_int_eq(SNIFF("{\"a\": ", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("{\"a\": 1} trailing", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("{'a': 1}", 1), ART_TXT);
+	/* A prefix is judged by its first character. */
+	ck_assert_int_eq(SNIFF("{\"a\": ", 0), ART_JSON);
+	ck_assert_int_eq(SNIFF("\n\t[", 0), ART_JSON);
+	/* Scalars are valid JSON but not what we call a JSON artifact. */
+	ck_assert_int_eq(SNIFF("42", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("\"s\"", 1), ART_TXT);
+}
+END_TEST
+
+START_TEST(test_sniff_csv_consistent_commas)
+{
+	ck_assert_int_eq(SNIFF("a,b\n1,2\n", 1), ART_CSV);
+	ck_assert_int_eq(SNIFF("a,b,c\r\n1,2,3\r\n4,5,6", 1), ART_CSV);
+	ck_assert_int_eq(SNIFF("\"x,y\",1\n2,3\n", 1), ART_CSV);
+	ck_assert_int_eq(SNIFF("\"multi\nline\",1\n2,3\n", 1), ART_CSV);
+	ck_assert_int_eq(SNIFF("a,b\n\n1,2\n\n", 1), ART_CSV);
+	/* A cut-off last line is not held against a prefix. */
+	ck_assert_int_eq(SNIFF("a,b\n1,2\n3", 0), ART_CSV);
+}
+END_TEST
+
+START_TEST(test_sniff_csv_negatives)
+{
+	ck_assert_int_eq(SNIFF("a,b\n", 1), ART_TXT);		/* one line */
+	ck_assert_int_eq(SNIFF("a,b\n1,2,3\n", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("a\nb\n", 1), ART_TXT);		/* no commas */
+	ck_assert_int_eq(SNIFF("a,b\n1,2\n3", 1), ART_TXT);	/* last short */
+	ck_assert_int_eq(SNIFF("a,b\n1,\"2\n", 1), ART_TXT);	/* open quote */
+	ck_assert_int_eq(SNIFF("a,b\n1,2,3", 0), ART_TXT);	/* 1 full */
+	ck_assert_int_eq(SNIFF("\"a,b\"\n\"1,2\"\n", 1), ART_TXT);
+}
+END_TEST
+
+START_TEST(test_sniff_text_must_be_utf8)
+{
+	ck_assert_int_eq(SNIFF("", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("caf\xc3\xa9 \xe2\x82\xac\n", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("nul\0inside", 1), -1);
+	ck_assert_int_eq(SNIFF("\xc0\xaf", 1), -1);		/* overlong */
+	ck_assert_int_eq(SNIFF("\xed\xa0\x80", 1), -1);		/* surrogate */
+	ck_assert_int_eq(SNIFF("\xf4\x90\x80\x80", 1), -1);	/* > 10FFFF */
+	ck_assert_int_eq(SNIFF("a\x80" "b", 1), -1);		/* stray */
+	ck_assert_int_eq(SNIFF("\xfe\xff", 1), -1);
+	/* Cut mid-character: fine for a prefix, not for a whole file. */
+	ck_assert_int_eq(SNIFF("caf\xc3", 0), ART_TXT);
+	ck_assert_int_eq(SNIFF("x\xf0\x9f\x98", 0), ART_TXT);
+	ck_assert_int_eq(SNIFF("caf\xc3", 1), -1);
+	/* Ill-formed already, however the file goes on. */
+	ck_assert_int_eq(SNIFF("x\xe0\x80", 0), -1);
+	ck_assert_int_eq(SNIFF("x\xc3" "a", 0), -1);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- collect */
+
+struct ws {
+	char	 dir[PATH_MAX];
+	char	 in[PATH_MAX];
+	char	 out[PATH_MAX];
+	int	 infd;
+	int	 outfd;
+};
+
+static void
+ws_init(struct ws *w)
+{
+	tu_tmpdir(w->dir, sizeof(w->dir));
+	tu_path(w->in, sizeof(w->in), w->dir, "work");
+	tu_path(w->out, sizeof(w->out), w->dir, "out");
+	ck_assert_int_eq(mkdir(w->in, 0750), 0);
+	ck_assert_int_eq(mkdir(w->out, 0750), 0);
+	w->infd = w->outfd = -1;
+}
+
+static void
+ws_put(struct ws *w, const char *name, const void *data, size_t len)
+{
+	char	 path[PATH_MAX];
+
+	tu_path(path, sizeof(path), w->in, name);
+	tu_write(path, data, len);
+}
+
+static void
+ws_mkdir(struct ws *w, const char *name)
+{
+	char	 path[PATH_MAX];
+
+	tu_path(path, sizeof(path), w->in, name);
+	ck_assert_int_eq(mkdir(path, 0750), 0);
+}
+
+static void
+rules_all(struct artifact_rules *r)
+{
+	r->types = ALL_TYPES;
+	r->max_file = 1 << 20;
+	r->max_total = 1 << 22;
+	r->max_count = 100;
+}
+
+static int
+ws_collect(struct ws *w, const struct artifact_rules *r, json_t **found,
+    json_t **skipped)
+{
+	char	 err[256] = "";
+	int	 rv;
+
+	w->infd = open(w->in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	w->outfd = open(w->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_int_ne(w->infd, -1);
+	ck_assert_int_ne(w->outfd, -1);
+	rv = artifacts_collect(w->infd, r, w->outfd, "artifact://run1/",
+	    found, skipped, err, sizeof(err));
+	close(w->infd);
+	close(w->outfd);
+	if (rv == 0) {
+		ck_assert_ptr_nonnull(*found);
+		ck_assert_ptr_nonnull(*skipped);
+	}
+	return rv;
+}
+
+/* The reason `name` was skipped, or NULL when it was not. */
+static const char *
+reason_of(json_t *skipped, const char *name)
+{
+	size_t	 i;
+	json_t	*e;
+
+	json_array_foreach(skipped, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")),
+		    name) == 0)
+			return json_string_value(json_object_get(e, "reason"));
+	return NULL;
+}
+
+static void
+assert_skipped(json_t *skipped, const char *name, const char *reason)
+{
+	const char	*r = reason_of(skipped, name);
+
+	ck_assert_msg(r != NULL, "%s not skipped", name);
+	ck_assert_str_eq(r, reason);
+}
+
+static int
+out_exists(struct ws *w, const char *name)
+{
+	char		 path[PATH_MAX];
+	struct stat	 st;
+
+	tu_path(path, sizeof(path), w->out, name);
+	return lstat(path, &st) == 0;
+}
+
+START_TEST(test_artifacts_collects_nested_files_in_name_order)
+{
+	static const char	 csv[] = "x,y\n1,2\n";
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped, *e;
+	char			 path[PATH_MAX], hex[SHA256_HEX + 1], *data;
+	struct stat		 st;
+	size_t			 len;
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "b.txt", "hello\n", 6);
+	ws_put(&w, "a.csv", csv, sizeof(csv) - 1);
+	ws_mkdir(&w, "sub");
+	ws_put(&w, "sub/plot.png", PNG_HEAD, sizeof(PNG_HEAD) - 1);
+	ws_mkdir(&w, "empty");
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 3);
+	ck_assert_uint_eq(json_array_size(skipped), 0);
+
+	e = json_array_get(found, 0);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "name")),
+	    "a.csv");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "uri")),
+	    "artifact://run1/a.csv");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "mime")),
+	    "text/csv");
+	ck_assert_int_eq(json_integer_value(json_object_get(e, "size")),
+	    sizeof(csv) - 1);
+	sha256_hex(csv, sizeof(csv) - 1, hex);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "sha256")), hex);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 1), "name")), "b.txt");
+	e = json_array_get(found, 2);
+	ck_assert_str_eq(json_string_value(json_object_get(e, "name")),
+	    "sub/plot.png");
+	ck_assert_str_eq(json_string_value(json_object_get(e, "mime")),
+	    "image/png");
+
+	/* Copied at the same relative path, byte for byte, mode 0640. */
+	tu_path(path, sizeof(path), w.out, "sub/plot.png");
+	data = tu_read(path, &len);
+	ck_assert_uint_eq(len, sizeof(PNG_HEAD) - 1);
+	ck_assert_int_eq(memcmp(data, PNG_HEAD, len), 0);
+	free(data);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0640);
+	/* A directory that gave nothing is not mirrored. */
+	ck_assert_int_eq(out_exists(&w, "empty"), 0);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_skip_symlink_to_host_file)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 path[PATH_MAX];
+
+	ws_init(&w);
+	rules_all(&r);
+	tu_path(path, sizeof(path), w.in, "passwd");
+	ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+	tu_path(path, sizeof(path), w.in, "etc");
+	ck_assert_int_eq(symlink("/etc", path), 0);
+	tu_path(path, sizeof(path), w.in, "dangling");
+	ck_assert_int_eq(symlink("/nonexistent", path), 0);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 0);
+	assert_skipped(skipped, "passwd", "symlink");
+	assert_skipped(skipped, "etc", "symlink");
+	assert_skipped(skipped, "dangling", "symlink");
+	ck_assert_int_eq(out_exists(&w, "passwd"), 0);
+	ck_assert_int_eq(out_exists(&w, "etc"), 0);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_skip_hardlink)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 a[PATH_MAX], b[PATH_MAX];
+
+	ws_init(&w);
+	rules_all(&r);
+	/* A link to a file outside, as a sandbox on the same fs could make. */
+	tu_path(a, sizeof(a), w.dir, "host-secret.txt");
+	tu_write(a, "secret\n", 7);
+	tu_path(b, sizeof(b), w.in, "loot.txt");
+	ck_assert_int_eq(link(a, b), 0);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 0);
+	assert_skipped(skipped, "loot.txt", "hard link");
+	ck_assert_int_eq(out_exists(&w, "loot.txt"), 0);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_skip_fifo_socket_and_device)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	struct sockaddr_un	 sun;
+	char			 path[PATH_MAX];
+	int			 s, dev;
+
+	ws_init(&w);
+	rules_all(&r);
+	tu_path(path, sizeof(path), w.in, "fifo");
+	ck_assert_int_eq(mkfifo(path, 0640), 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	tu_path(sun.sun_path, sizeof(sun.sun_path), w.in, "sock");
+	ck_assert_int_ne(s = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	/* A device node needs CAP_MKNOD, which a container may lack. */
+	tu_path(path, sizeof(path), w.in, "null");
+	dev = mknod(path, S_IFCHR | 0640, makedev(1, 3)) == 0;
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 0);
+	assert_skipped(skipped, "fifo", "not a regular file");
+	assert_skipped(skipped, "sock", "not a regular file");
+	if (dev)
+		assert_skipped(skipped, "null", "not a regular file");
+	close(s);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_mime_from_content_not_name)
+{
+	static const char	 html[] = "<!DOCTYPE html><p>hi</p>";
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "x.png", html, sizeof(html) - 1);
+	ws_put(&w, "y.txt", PNG_HEAD, sizeof(PNG_HEAD) - 1);
+	ws_put(&w, "z.json", "{\"broken\": ", 11);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 3);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "mime")), "text/html");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 1), "mime")), "image/png");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 2), "mime")), "text/plain");
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_skip_disallowed_and_unrecognised_types)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+
+	ws_init(&w);
+	rules_all(&r);
+	r.types = 1u << ART_PNG | 1u << ART_CSV;
+	ws_put(&w, "ok.png", PNG_HEAD, sizeof(PNG_HEAD) - 1);
+	ws_put(&w, "page.html", "<html>", 6);
+	ws_put(&w, "notes.txt", "just text", 9);
+	ws_put(&w, "a.out", "\x7f" "ELF\x02\x01\x01\0\0\0", 10);
+	ws_put(&w, "latin1.txt", "caf\xe9", 4);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 1);
+	assert_skipped(skipped, "page.html", "type html not allowed");
+	assert_skipped(skipped, "notes.txt", "type txt not allowed");
+	assert_skipped(skipped, "a.out", "unrecognised content");
+	assert_skipped(skipped, "latin1.txt", "unrecognised content");
+	ck_assert_int_eq(out_exists(&w, "page.html"), 0);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_caps_on_size_count_and_total)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+
+	ws_init(&w);
+	rules_all(&r);
+	r.max_file = 10;
+	r.max_total = 16;
+	r.max_count = 3;
+	ws_put(&w, "a.txt", "0123456789", 10);		/* taken: 10 */
+	ws_put(&w, "b.txt", "0123456789X", 11);		/* over max_file */
+	ws_put(&w, "c.txt", "0123456", 7);		/* 17 > 16 */
+	ws_put(&w, "d.txt", "012345", 6);		/* taken: 16 */
+	ws_put(&w, "e.txt", "", 0);			/* taken: 3rd */
+	ws_put(&w, "f.txt", "", 0);			/* over max_count */
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 3);
+	assert_skipped(skipped, "b.txt", "larger than 10 bytes");
+	assert_skipped(skipped, "c.txt", "artifacts exceed 16 bytes in all");
+	assert_skipped(skipped, "f.txt", "more than 3 artifacts");
+	ck_assert_int_eq(out_exists(&w, "d.txt"), 1);
+	ck_assert_int_eq(out_exists(&w, "c.txt"), 0);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_skip_unsafe_names)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 longname[256], rel[PATH_MAX];
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "new\nline.txt", "x", 1);
+	ws_put(&w, "esc\x1b[2J.txt", "x", 1);
+	ws_put(&w, "bad\xff.txt", "x", 1);
+	ws_put(&w, "c1\xc2\x9b.txt", "x", 1);		/* U+009B CSI */
+	ws_put(&w, "ok-\xc3\xa9.txt", "x", 1);		/* U+00E9 is fine */
+	ws_mkdir(&w, "d");
+	/* 254 bytes fit one component, but "d/" makes 256. */
+	memset(longname, 'n', 254);
+	longname[254] = '\0';
+	ws_put(&w, "d/x.txt", "x", 1);
+	ck_assert_int_ne(xsnprintf(rel, sizeof(rel), "d/%s", longname), -1);
+	ws_put(&w, rel, "x", 1);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "name")), "d/x.txt");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 1), "name")), "ok-\xc3\xa9.txt");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 1), "uri")),
+	    "artifact://run1/ok-%C3%A9.txt");
+	/* Shown as printable ASCII, so the listing itself is safe. */
+	assert_skipped(skipped, "new?line.txt", "unsafe name");
+	assert_skipped(skipped, "esc?[2J.txt", "unsafe name");
+	assert_skipped(skipped, "bad?.txt", "unsafe name");
+	assert_skipped(skipped, "c1??.txt", "unsafe name");
+	ck_assert_uint_eq(json_array_size(skipped), 5);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_uri_percent_encodes_reserved_characters)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "a b#?%.txt", "x", 1);
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "name")), "a b#?%.txt");
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "uri")),
+	    "artifact://run1/a%20b%23%3F%25.txt");
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_stop_below_depth_cap)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 rel[PATH_MAX], deep[PATH_MAX];
+	int			 i;
+
+	ws_init(&w);
+	rules_all(&r);
+	rel[0] = '\0';
+	/* d1/d2/.../d10, a file in each. */
+	for (i = 1; i <= ARTIFACT_DEPTH_MAX + 2; i++) {
+		char	 next[PATH_MAX], file[PATH_MAX];
+
+		ck_assert_int_ne(xsnprintf(next, sizeof(next), "%s%sd%d", rel,
+		    i > 1 ? "/" : "", i), -1);
+		memcpy(rel, next, sizeof(rel));
+		ws_mkdir(&w, rel);
+		ck_assert_int_ne(xsnprintf(file, sizeof(file), "%s/f.txt",
+		    rel), -1);
+		ws_put(&w, file, "x", 1);
+		if (i == ARTIFACT_DEPTH_MAX + 1)
+			memcpy(deep, rel, sizeof(deep));
+	}
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(found), ARTIFACT_DEPTH_MAX);
+	assert_skipped(skipped, deep, "deeper than 8 directories");
+	ck_assert_uint_eq(json_array_size(skipped), 1);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_long_skip_list_is_summarised)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped, *last;
+	char			 name[32], path[PATH_MAX];
+	int			 i;
+
+	ws_init(&w);
+	rules_all(&r);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "fifo%03d", i);
+		tu_path(path, sizeof(path), w.in, name);
+		ck_assert_int_eq(mkfifo(path, 0640), 0);
+	}
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_uint_eq(json_array_size(skipped), 257);
+	last = json_array_get(skipped, 256);
+	ck_assert_str_eq(json_string_value(json_object_get(last, "name")), "");
+	ck_assert_str_eq(json_string_value(json_object_get(last, "reason")),
+	    "44 more entries not listed");
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+START_TEST(test_artifacts_existing_output_is_our_error)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found = (json_t *)1, *skipped = (json_t *)1;
+	char			 path[PATH_MAX], err[256];
+	int			 in, out;
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "a.txt", "new", 3);
+	tu_path(path, sizeof(path), w.out, "a.txt");
+	tu_write(path, "old", 3);
+	in = open(w.in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	out = open(w.out, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(artifacts_collect(in, &r, out, "u/", &found,
+	    &skipped, err, sizeof(err)), -1);
+	ck_assert_ptr_null(found);
+	ck_assert_ptr_null(skipped);
+	ck_assert_ptr_nonnull(strstr(err, "a.txt"));
+	close(in);
+	close(out);
+}
+END_TEST
+
+START_TEST(test_artifacts_caller_directory_offset_untouched)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 err[256];
+	int			 in, out;
+	off_t			 before;
+
+	ws_init(&w);
+	rules_all(&r);
+	ws_put(&w, "a.txt", "a", 1);
+	ws_put(&w, "b.txt", "b", 1);
+	in = open(w.in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	out = open(w.out, O_RDONLY | O_DIRECTORY);
+	before = lseek(in, 0, SEEK_CUR);
+	ck_assert_int_eq(artifacts_collect(in, &r, out, NULL, &found,
+	    &skipped, err, sizeof(err)), 0);
+	ck_assert_int_eq(lseek(in, 0, SEEK_CUR), before);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "uri")), "a.txt");
+	close(in);
+	close(out);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+static Suite *
+artifacts_suite(void)
+{
+	Suite	*s = suite_create("artifacts");
+	TCase	*tc = tcase_create("sniff");
+
+	tcase_add_test(tc, test_type_names_and_mimes);
+	tcase_add_test(tc, test_sniff_images_by_magic);
+	tcase_add_test(tc, test_sniff_svg_after_prolog);
+	tcase_add_test(tc, test_sniff_svg_negatives);
+	tcase_add_test(tc, test_sniff_html_any_case);
+	tcase_add_test(tc, test_sniff_html_negatives);
+	tcase_add_test(tc, test_sniff_json_parses_when_complete);
+	tcase_add_test(tc, test_sniff_csv_consistent_commas);
+	tcase_add_test(tc, test_sniff_csv_negatives);
+	tcase_add_test(tc, test_sniff_text_must_be_utf8);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("collect");
+	tcase_add_test(tc, test_artifacts_collects_nested_files_in_name_order);
+	tcase_add_test(tc, test_artifacts_skip_symlink_to_host_file);
+	tcase_add_test(tc, test_artifacts_skip_hardlink);
+	tcase_add_test(tc, test_artifacts_skip_fifo_socket_and_device);
+	tcase_add_test(tc, test_artifacts_mime_from_content_not_name);
+	tcase_add_test(tc,
+	    test_artifacts_skip_disallowed_and_unrecognised_types);
+	tcase_add_test(tc, test_artifacts_caps_on_size_count_and_total);
+	tcase_add_test(tc, test_artifacts_skip_unsafe_names);
+	tcase_add_test(tc,
+	    test_artifacts_uri_percent_encodes_reserved_characters);
+	tcase_add_test(tc, test_artifacts_stop_below_depth_cap);
+	tcase_add_test(tc, test_artifacts_long_skip_list_is_summarised);
+	tcase_add_test(tc, test_artifacts_existing_output_is_our_error);
+	tcase_add_test(tc, test_artifacts_caller_directory_offset_untouched);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(artifacts_suite)
