@@ -7,6 +7,8 @@
 #     lines per fdatasync (the disk's limit).  Target >= 0.5.
 #   audit verify: `stockade audit verify` against `openssl dgst -sha256` of
 #     the same files.  Target <= 1.5x its time.
+#   sandbox start: `mcp-exec run -- python3 -I -S -c pass` against the bare
+#     command and against bwrap with comparable isolation.  Target <= 1.10x.
 set -eu
 : "${BUILD:=build}"
 cd "$(dirname "$0")/.."
@@ -57,7 +59,12 @@ start
     --window 64 >/dev/null
 kill $pid; wait $pid || true
 size=$(cat "$T"/log/audit-*.log | wc -c)
-ns() { local s; s=$(date +%s%N); "$@" >/dev/null; echo $(( $(date +%s%N) - s )); }
+# Nanoseconds a command takes; EPOCHREALTIME costs no fork of its own.
+ns() {
+	local s e
+	s=${EPOCHREALTIME/./}; "$@" >/dev/null; e=${EPOCHREALTIME/./}
+	echo $(( (e - s) * 1000 ))
+}
 v=(); o=()
 for _ in $(seq 1 "$RUNS"); do
 	v+=("$(ns "$B/stockade" audit verify "$T/log")")
@@ -68,3 +75,29 @@ vm=$(median "${v[@]}"); om=$(median "${o[@]}")
 awk -v v="$vm" -v o="$om" -v s="$size" 'BEGIN {
 	printf "log %.0f MB: verify %.1f ms (%.0f MB/s), openssl %.1f ms (%.0f MB/s), ratio %.2f\n",
 	    s / 1e6, v / 1e6, s / (v / 1e9) / 1e6, o / 1e6, s / (o / 1e9) / 1e6, v / o }'
+
+echo "== sandbox: one-shot start (median of $(( RUNS * 4 )) runs each, interleaved)"
+M="$T/mcp-state"
+PY="/usr/bin/python3 -I -S -c pass"
+bw() {
+	bwrap --unshare-all --die-with-parent --new-session --cap-drop ALL \
+	    --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+	    --symlink usr/bin /bin --proc /proc --dev /dev --tmpfs /tmp \
+	    --tmpfs /workspace --chdir /workspace --clearenv \
+	    --setenv PATH /usr/bin --hostname sandbox $PY
+}
+mx() { "$B/mcp-exec" run --rules rules --state-dir "$M" -- $PY >/dev/null; }
+bare() { $PY; }
+a=(); b=(); c=()
+for _ in $(seq 1 $(( RUNS * 4 ))); do
+	a+=("$(ns mx)"); b+=("$(ns bare)"); c+=("$(ns bw)")
+done
+am=$(median "${a[@]}"); bm=$(median "${b[@]}"); cm=$(median "${c[@]}")
+awk -v a="$am" -v b="$bm" -v c="$cm" 'BEGIN {
+	printf "bare %.1f ms, mcp-exec run %.1f ms (%.2fx bare), bwrap %.1f ms (%.2fx bare); mcp-exec/bwrap %.2f\n",
+	    b / 1e6, a / 1e6, a / b, c / 1e6, c / b, a / c }'
+peak=$("$B/mcp-exec" run --rules rules --state-dir "$M" -- /bin/true |
+    sed -n 's/.*"memory_peak":\([0-9]*\).*/\1/p')
+peakpy=$("$B/mcp-exec" run --rules rules --state-dir "$M" -- $PY |
+    sed -n 's/.*"memory_peak":\([0-9]*\).*/\1/p')
+echo "sandbox memory (cgroup peak): /bin/true $(( peak / 1024 )) KiB, python -c pass $(( peakpy / 1024 )) KiB"

@@ -118,6 +118,7 @@ cmd_run(int argc, char *argv[])
 	rq.profile = &prof;
 	rq.seccomp = &filter;
 	rq.argv = (const char *const *)argv + optind;
+	rq.caller_argv = argv;
 	result = run_once(&rq, err, sizeof(err));
 	sandbox_seccomp_free(&filter);
 	if (result == NULL) {

@@ -216,27 +216,32 @@ put_text(json_t *result, const char *key, const struct capture *c)
 	free(s);
 }
 
-/* Reads until both streams close or the deadline; kills on the deadline. */
+/*
+ * Reads until both streams close, then waits for the sandbox to end, all
+ * within the deadline; at the deadline everything in the sandbox dies and
+ * what was already written is drained for a bounded time.  Closing both
+ * streams does not stop the clock.
+ */
 static int
 supervise(struct sandbox *sb, struct streams *st, int64_t deadline)
 {
 	int64_t	 left, drain_end;
-	int	 timed_out = 0;
 
-	while (!pump(st, (left = deadline - now_ms()) > 0 ? (int)left : 0)) {
-		if (now_ms() < deadline)
-			continue;
-		/* Time is up: everything in the sandbox dies, then a bounded
-		 * drain of what was already written. */
-		timed_out = 1;
-		sandbox_kill(sb);
-		drain_end = now_ms() + RUN_DRAIN_MS;
-		while (!pump(st, (left = drain_end - now_ms()) > 0 ?
-		    (int)left : 0) && now_ms() < drain_end)
-			;
-		break;
+	for (;;) {
+		left = deadline - now_ms();
+		if (pump(st, left > 0 ? (int)left : 0)) {
+			if (sandbox_await_exit(sb, left > 0 ? (int)left : 0))
+				return 0;
+		}
+		if (now_ms() >= deadline)
+			break;
 	}
-	return timed_out;
+	sandbox_kill(sb);
+	drain_end = now_ms() + RUN_DRAIN_MS;
+	while (!pump(st, (left = drain_end - now_ms()) > 0 ? (int)left : 0) &&
+	    now_ms() < drain_end)
+		;
+	return 1;
 }
 
 int
@@ -312,6 +317,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.idmap = &rq->conf->idmap;
 	spec.seccomp = rq->seccomp;
 	spec.argv = rq->argv;
+	spec.scrub_argv = rq->caller_argv;
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
 	if (sandbox_prepare(&spec, &sb, err, errlen) == -1)

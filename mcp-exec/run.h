@@ -19,6 +19,7 @@ struct run_request {
 	const struct profile		*profile;
 	const struct seccomp_prog	*seccomp;	/* sandbox_seccomp_build */
 	const char *const		*argv;		/* argv[0] absolute */
+	char				**caller_argv;	/* main's, wiped in the sandbox */
 	const char			*files[RUN_FILES_MAX];
 	size_t				 nfiles;
 	unsigned			 timeout_ms;	/* 0: the profile's */

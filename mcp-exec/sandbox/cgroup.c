@@ -35,6 +35,7 @@ struct cgroup {
 	enum cgroup_version	v;
 	char			path[CG_V1_MAX][PATH_MAX];
 	int			npaths;
+	int			fd;		/* v2 directory, or -1 */
 };
 
 static void
@@ -255,6 +256,7 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 	char		 parent[PATH_MAX], mount[PATH_MAX];
 	int		 v, i;
 
+	cg->fd = -1;
 	if ((v = cgroup_detect(conf->version)) == -1) {
 		snprintf(err, errlen, "no usable cgroup %s hierarchy (memory "
 		    "and pids controllers) under %s", conf->version ==
@@ -295,6 +297,12 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 		    strerror(errno));
 		goto fail;
 	}
+	if (cg->v == CGROUP_V2 && (cg->fd = open(cg->path[0], O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "open %s: %s", cg->path[0],
+		    strerror(errno));
+		goto fail;
+	}
 	return cg;
 fail:
 	cgroup_destroy(cg);
@@ -315,6 +323,12 @@ cgroup_add(struct cgroup *cg, pid_t pid, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+int
+cgroup_fd(struct cgroup *cg)
+{
+	return cg->fd;
 }
 
 int
@@ -388,6 +402,8 @@ cgroup_destroy(struct cgroup *cg)
 
 	if (cg == NULL)
 		return;
+	if (cg->fd != -1)
+		close(cg->fd);
 	for (i = 0; i < cg->npaths; i++) {
 		if (cg->path[i][0] == '\0')
 			continue;

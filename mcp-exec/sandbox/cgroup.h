@@ -33,6 +33,12 @@ int		 cgroup_detect(enum cgroup_version want);
 struct cgroup	*cgroup_create(const struct cgroup_conf *, const char *name,
 		    const struct sandbox_limits *, char *err, size_t errlen);
 int		 cgroup_add(struct cgroup *, pid_t, char *err, size_t errlen);
+/*
+ * v2: a descriptor of the cgroup's directory, for clone3's
+ * CLONE_INTO_CGROUP (born inside, no migration); -1 on v1.  Owned by the
+ * cgroup.
+ */
+int		 cgroup_fd(struct cgroup *);
 /* 1 when the kernel's OOM killer killed a process of this cgroup. */
 int		 cgroup_oom_killed(struct cgroup *);
 /* Highest memory use seen, bytes (0 when unknown). */

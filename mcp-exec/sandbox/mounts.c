@@ -258,8 +258,14 @@ dev(struct ctx *c)
 		if (symlink(links[i][0], p) == -1)
 			return fail(c, "symlink %s", links[i][1]);
 	}
-	return mount_tmpfs(c, "dev/shm", c->spec->shm_size, 01777,
-	    MS_NOSUID | MS_NODEV | MS_NOEXEC);
+	if (mount_tmpfs(c, "dev/shm", c->spec->shm_size, 01777,
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1 || at(c, p, "dev") == -1)
+		return -1;
+	/* Populated: nothing more is made in /dev (the nodes stay writable). */
+	if (mount(NULL, p, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC,
+	    NULL) == -1)
+		return fail(c, "remount /dev read-only");
+	return 0;
 }
 
 static int

@@ -57,6 +57,7 @@ struct sandbox_spec {
 	const struct idmap_conf	*idmap;
 	const struct seccomp_prog *seccomp;	/* compiled once by the caller */
 	const char *const	*argv;		/* argv[0] absolute */
+	char			**scrub_argv;	/* the caller's argv, wiped in init */
 	const char *const	*envp;
 	int			 has_inputs;	/* dir/inputs -> /inputs (ro) */
 	int			 stdout_fd;	/* write ends given to the command */
@@ -91,6 +92,8 @@ int	sandbox_prepare(const struct sandbox_spec *, struct sandbox *,
 /* Starts the command; returns once the checklist succeeded or failed. */
 int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
+/* 1 once init has ended or reported (within timeout_ms), else 0. */
+int	sandbox_await_exit(struct sandbox *, int timeout_ms);
 /* SIGKILL to everything in the sandbox (pid namespace and cgroup). */
 void	sandbox_kill(struct sandbox *);
 /* Waits for the sandbox to end (blocking); fills ex. */

@@ -8,6 +8,8 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+
 #include <linux/netlink.h>
 
 #include <errno.h>
@@ -327,9 +329,19 @@ sc_add_personality(scmp_filter_ctx ctx, char *err, size_t errlen)
 static int
 sc_add_socket(scmp_filter_ctx ctx, char *err, size_t errlen)
 {
+	/*
+	 * Internet sockets: TCP and UDP only, named by protocol or as the
+	 * type's default (0).  UDP-Lite, MPTCP, SCTP, ICMP and raw are not.
+	 */
+	static const struct {
+		int	type;
+		int	protocol;
+	} inet_kinds[] = {
+		{ SOCK_STREAM, 0 }, { SOCK_STREAM, IPPROTO_TCP },
+		{ SOCK_DGRAM, 0 }, { SOCK_DGRAM, IPPROTO_UDP },
+	};
 	static const int	 inet[] = { AF_INET, AF_INET6 };
-	static const int	 types[] = { SOCK_STREAM, SOCK_DGRAM };
-	struct scmp_arg_cmp	 cmp[2];
+	struct scmp_arg_cmp	 cmp[3];
 	size_t			 i, j;
 
 	cmp[0] = SCMP_A0(SCMP_CMP_MASKED_EQ, SC_LOW32, AF_UNIX);
@@ -339,13 +351,15 @@ sc_add_socket(scmp_filter_ctx ctx, char *err, size_t errlen)
 	    1, cmp, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < nitems(inet); i++) {
-		for (j = 0; j < nitems(types); j++) {
+		for (j = 0; j < nitems(inet_kinds); j++) {
 			cmp[0] = SCMP_A0(SCMP_CMP_MASKED_EQ, SC_LOW32,
 			    (uint64_t)inet[i]);
 			cmp[1] = SCMP_A1(SCMP_CMP_MASKED_EQ, SC_SOCK_TYPE_MASK,
-			    (uint64_t)types[j]);
+			    (uint64_t)inet_kinds[j].type);
+			cmp[2] = SCMP_A2(SCMP_CMP_MASKED_EQ, SC_LOW32,
+			    (uint64_t)inet_kinds[j].protocol);
 			if (sc_rule(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket),
-			    "socket", 2, cmp, err, errlen) == -1)
+			    "socket", 3, cmp, err, errlen) == -1)
 				return -1;
 		}
 	}

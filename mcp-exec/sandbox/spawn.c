@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ child_fail(int sync, const char *err)
 static int
 fds_keep(int sync, int out, int err_fd, char *err, size_t errlen)
 {
-	int	 hi = 64;
+	int	 hi = 64, null;
 
 	/* Move above anything we overwrite, then down into place. */
 	if ((sync = fcntl(sync, F_DUPFD_CLOEXEC, hi)) == -1 ||
@@ -100,7 +101,32 @@ fds_keep(int sync, int out, int err_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "close_range: %s", strerror(errno));
 		return -1;
 	}
+	/* mcp-exec's own stdio is the caller's: not for the sandbox. */
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	    dup2(null, 0) == -1 || dup2(null, 1) == -1 || dup2(null, 2) == -1) {
+		snprintf(err, errlen, "stdio to /dev/null: %s", strerror(errno));
+		return -1;
+	}
+	if (null > 2)
+		close(null);
 	return 0;
+}
+
+/*
+ * init is a copy of mcp-exec: its memory still holds the caller's argv
+ * and environment, which /proc/1/cmdline shows to anyone.  Wipe them.
+ */
+static void
+scrub_inherited(char **argv_start)
+{
+	extern char	**environ;
+	char		**p;
+
+	for (p = environ; p != NULL && *p != NULL; p++)
+		explicit_bzero(*p, strlen(*p));
+	for (p = argv_start; p != NULL && *p != NULL; p++)
+		explicit_bzero(*p, strlen(*p));
+	environ = NULL;
 }
 
 static void __attribute__((noreturn))
@@ -134,6 +160,7 @@ init_loop(const struct sandbox_spec *s)
 		exec_command(s);
 	close(FD_OUT);
 	close(FD_ERR);
+	scrub_inherited(s->scrub_argv);
 	for (;;) {
 		p = waitpid(-1, &st, 0);
 		if (p == -1 && errno == EINTR)
@@ -181,8 +208,12 @@ child_main(const struct sandbox_spec *s, int sync)
 	    idmap_become(SANDBOX_INNER_ID, err, sizeof(err)) == -1 ||
 	    privs_raise_effective(err, sizeof(err)) == -1)
 		child_fail(sync, err);
-	/* /proc/self stays ours after the uid change. */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) == -1 || setsid() == -1) {
+	/*
+	 * init's memory is mcp-exec's: never dumpable, so the sandbox can
+	 * neither read nor write it through /proc/1 (the command, after
+	 * execve, is dumpable again with its own memory).
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == -1 || setsid() == -1) {
 		snprintf(err, sizeof(err), "dumpable/setsid: %s",
 		    strerror(errno));
 		child_fail(sync, err);
@@ -306,11 +337,42 @@ await_ready(struct sandbox *sb, char *err, size_t errlen)
 	return -1;
 }
 
+/*
+ * Like fork(), into new namespaces.  On cgroup v2 the child is born in its
+ * cgroup (CLONE_INTO_CGROUP): moving a task between cgroups later waits
+ * for an RCU grace period, milliseconds on a busy host.  *placed says
+ * whether that happened.
+ */
+static pid_t
+clone_child(struct sandbox *sb, int *placed)
+{
+	struct clone_args	 ca;
+	pid_t			 pid;
+
+	*placed = 0;
+	if (cgroup_fd(sb->cg) != -1) {
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = NS_CLONE_FLAGS | CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cgroup_fd(sb->cg);
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid != -1) {
+			*placed = 1;
+			return pid;
+		}
+		/* Older kernels: fall back to clone and a migration. */
+		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+			return -1;
+	}
+	return (pid_t)syscall(SYS_clone, NS_CLONE_FLAGS | SIGCHLD, NULL, NULL,
+	    NULL, 0);
+}
+
 int
 sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
-	int	 sv[2];
+	int	 sv[2], placed;
 	char	 go = MSG_GO;
 	pid_t	 pid;
 
@@ -321,10 +383,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
-	/* Like fork(), into new namespaces. */
-	pid = (pid_t)syscall(SYS_clone, NS_CLONE_FLAGS | SIGCHLD, NULL, NULL,
-	    NULL, 0);
-	if (pid == -1) {
+	if ((pid = clone_child(sb, &placed)) == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		close(sv[0]);
 		close(sv[1]);
@@ -338,7 +397,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	sb->init = pid;
 	sb->sync = sv[0];
 	if (idmap_write(pid, SANDBOX_INNER_ID, &sb->lease, err, errlen) == -1 ||
-	    cgroup_add(sb->cg, pid, err, errlen) == -1 ||
+	    (!placed && cgroup_add(sb->cg, pid, err, errlen) == -1) ||
 	    write(sb->sync, &go, 1) != 1 || await_ready(sb, err, errlen) == -1) {
 		sandbox_kill(sb);
 		(void)waitpid(pid, NULL, 0);
@@ -346,6 +405,18 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+int
+sandbox_await_exit(struct sandbox *sb, int timeout_ms)
+{
+	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
+	int		 r;
+
+	/* init reports the command's status, or dies and closes the socket. */
+	while ((r = poll(&pfd, 1, timeout_ms)) == -1 && errno == EINTR)
+		;
+	return r > 0;
 }
 
 void

@@ -1,6 +1,6 @@
 # A memory bomb that no tmpfs size caps: anonymous memfd files (memfd_create
 # is allowed), 16 MiB each, kept open.  The memory cgroup must still end
-# it: reported as oom_killed, exit code 137, peak at most the limit.
+# it, reported as oom_killed, exit code 137, peak at most the limit.
 # expect: r["oom_killed"] and r["exit_code"] == 137 and not r["timed_out"]
 # expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
 # expect: "NOT LIMITED" not in r["stdout"]

@@ -1,0 +1,19 @@
+# The timeout must hold even when the program closes its stdout and
+# stderr (so mcp-exec sees both streams end) and then keeps running, here
+# in a setsid grandchild while the command itself waits for it: at the
+# timeout everything dies, reported as timed out, within a second of it.
+# timeout_ms: 2000
+# expect: r["timed_out"] and r["exit_code"] == 137
+# expect: wall < 2.0 + 1.0
+# expect: "closing streams" in r["stdout"]
+import os, time
+print("closing streams", flush=True)
+if os.fork() == 0:
+    os.setsid()
+    os.close(1)
+    os.close(2)
+    time.sleep(20)
+    os._exit(0)
+os.close(1)
+os.close(2)
+os.wait()
