@@ -51,7 +51,8 @@ LDLIBS  += $(PKG_LIBS) -lpthread
 LIB_SRC    = $(wildcard lib/*.c)
 AUDITD_SRC = $(filter-out auditd/main.c,$(wildcard auditd/*.c))
 CLI_SRC    = $(filter-out cli/stockade.c,$(wildcard cli/*.c))
-MCP_SRC    = $(filter-out mcp-exec/main.c,$(wildcard mcp-exec/*.c mcp-exec/sandbox/*.c))
+MCP_SRC    = $(filter-out mcp-exec/main.c mcp-exec/sandbox/seccomp_gen.c,\
+	     $(wildcard mcp-exec/*.c mcp-exec/sandbox/*.c))
 UNIT_SRC   = $(wildcard tests/unit/check_*.c)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_SRC  = $(wildcard bench/*.c)
@@ -101,12 +102,23 @@ $(BUILD)/stockade: $(call obj,cli/stockade.c) $(ALL_LIBS)
 $(BUILD)/mcp-exec: $(call obj,mcp-exec/main.c) $(LIBMCP) $(LIBSTOCKADE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The seccomp filter is compiled (by libseccomp) at build time, once.
+$(BUILD)/tools/seccomp_gen: $(call obj,mcp-exec/sandbox/seccomp_gen.c \
+	    mcp-exec/sandbox/seccomp.c) $(LIBSTOCKADE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/gen/seccomp_bpf.h: $(BUILD)/tools/seccomp_gen
+	@mkdir -p $(dir $@)
+	$< > $@.tmp && mv $@.tmp $@
+$(BUILD)/obj/mcp-exec/sandbox/seccomp_builtin.o: $(BUILD)/gen/seccomp_bpf.h
+$(BUILD)/obj/mcp-exec/sandbox/seccomp_builtin.o: CFLAGS += -I$(BUILD)/gen
+
 # Unit tests: one Check suite per module, linked against the shipped archives.
 $(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd
+$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd -Imcp-exec -Imcp-exec/sandbox
 $(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd
 $(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec -Imcp-exec/sandbox
 $(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox

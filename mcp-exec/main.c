@@ -110,10 +110,7 @@ cmd_run(int argc, char *argv[])
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;
 	}
-	if (sandbox_seccomp_build(&filter, err, sizeof(err)) == -1) {
-		fprintf(stderr, "mcp-exec: %s\n", err);
-		return 1;
-	}
+	sandbox_seccomp_builtin(&filter);
 	rq.conf = &conf;
 	rq.profile = &prof;
 	rq.seccomp = &filter;

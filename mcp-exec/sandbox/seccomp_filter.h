@@ -16,7 +16,9 @@ struct seccomp_prog {
 	unsigned short		 len;
 };
 
-/* Compiles the filter (libseccomp); in the parent, once. */
+/* The filter compiled at build time (a copy; sandbox_seccomp_free it). */
+void	sandbox_seccomp_builtin(struct seccomp_prog *);
+/* Compiles the filter (libseccomp) now. */
 int	sandbox_seccomp_build(struct seccomp_prog *, char *err, size_t errlen);
 void	sandbox_seccomp_free(struct seccomp_prog *);
 /*

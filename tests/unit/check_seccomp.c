@@ -583,6 +583,23 @@ python_log_tail(void)
 	return tail;
 }
 
+/* The build-time copy must be exactly what the rules compile to now. */
+START_TEST(test_builtin_filter_matches_the_rules)
+{
+	struct seccomp_prog	 built, builtin;
+	char			 err[512];
+
+	ck_assert_msg(sandbox_seccomp_build(&built, err, sizeof(err)) == 0,
+	    "%s", err);
+	sandbox_seccomp_builtin(&builtin);
+	ck_assert_uint_eq(built.len, builtin.len);
+	ck_assert_int_eq(memcmp(built.filter, builtin.filter,
+	    built.len * sizeof(*built.filter)), 0);
+	sandbox_seccomp_free(&built);
+	sandbox_seccomp_free(&builtin);
+}
+END_TEST
+
 START_TEST(test_python_data_workload_runs)
 {
 	char	 msg[CHILD_MSG_MAX];
@@ -625,6 +642,7 @@ seccomp_suite(void)
 	tcase_add_test(tc, test_other_abis_kill_the_process);
 	tcase_add_test(tc, test_threads_started_before_apply_are_filtered);
 	tcase_add_test(tc, test_refuses_without_no_new_privs);
+	tcase_add_test(tc, test_builtin_filter_matches_the_rules);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(py, WORKLOAD_TIMEOUT);
 	tcase_add_test(py, test_python_data_workload_runs);

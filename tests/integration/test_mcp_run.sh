@@ -1,0 +1,58 @@
+#!/bin/bash
+# `mcp-exec run` as a command: the result's shape, input files staged
+# read-only, artifacts, and clear refusals (exit 1, a message naming the
+# rule) for requests the profile does not allow.
+. "$(dirname "$0")/lib.sh"
+
+MX="$BIN/mcp-exec"
+R="$ROOT/tests/escape/rules"
+S="$T/mx-state"
+IN=/run/stockade/escape-inputs
+mkdir -p "$IN"
+printf 'a,b\n1,2\n' >"$IN/run-test.csv"
+run() { "$MX" run --rules "$R" --state-dir "$S" "$@"; }
+expect_refusal() {
+	local want=$1; shift
+	st=0; msg=$("$@" 2>&1 >/dev/null) || st=$?
+	[ $st = 1 ] || fail "exit $st for: $* ($msg)"
+	echo "$msg" | grep -q "$want" || fail "message '$msg' lacks '$want'"
+}
+# Sandbox uids must reach the state directory: a closed parent is refused.
+expect_refusal "not searchable by other users" run -- /bin/true
+chmod 0711 "$T"
+
+out=$(run --file "$IN/run-test.csv" --artifacts "$T/art" -- /usr/bin/python3 -I -c '
+import os
+print(open("/inputs/run-test.csv").read(), end="")
+try:
+    open("/inputs/run-test.csv", "a")
+except OSError as e:
+    print("ro", e.errno)
+open("/workspace/out.json", "w").write("{\"x\": 1}")
+') || fail "run: $out"
+echo "$out" | "$PY" -c '
+import json, sys
+r = json.load(sys.stdin)
+for k in ("stdout", "stderr", "exit_code", "timed_out", "oom_killed", "truncated",
+          "stdout_bytes", "stderr_bytes", "duration_ms", "artifacts", "limits"):
+    assert k in r, k
+assert r["stdout"] in ("a,b\n1,2\nro 30\n", "a,b\n1,2\nro 13\n"), r["stdout"]
+assert r["inputs"] == ["/inputs/run-test.csv"], r["inputs"]
+a = r["artifacts"]
+assert len(a) == 1 and a[0]["name"] == "out.json" and a[0]["mime"] == "application/json", a
+assert a[0]["uri"].startswith("file://"), a
+' || fail "result: $out"
+[ -f "$T/art/out.json" ] || fail "artifact not copied"
+
+expect_refusal "absolute path" run -- python3 -c 1
+expect_refusal "above the profile's maximum" run --timeout-ms 999999 -- /bin/true
+expect_refusal "not beneath an input root" run --file /etc/passwd -- /bin/true
+expect_refusal "symlink" run --file "$IN/passwd-link" -- /bin/true
+expect_refusal "profiles/nosuch.yaml" run --profile nosuch -- /bin/true
+expect_refusal "must run as root" setpriv --reuid=65534 --regid=65534 \
+    --clear-groups "$MX" run --rules "$R" -- /bin/true
+# The state left behind: no sandbox directory, no cgroup.
+[ -z "$(ls "$S/sandboxes")" ] || fail "sandbox directories left: $(ls "$S/sandboxes")"
+left=$(find /sys/fs/cgroup -maxdepth 5 -type d -name 'stockade-*' 2>/dev/null)
+[ -z "$left" ] || fail "cgroups left behind: $left"
+note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"

@@ -1,0 +1,116 @@
+/*
+ * Sandbox profiles and mcp-exec.yaml: the shipped files load with the
+ * documented defaults; bad values are refused with their position; a
+ * profile name never leaves rules/profiles/.
+ */
+#include "testutil.h"
+#include "profile.h"
+
+static void
+rules_with(char *dir, size_t len, const char *profile_yaml)
+{
+	char	 p[PATH_MAX];
+
+	tu_tmpdir(dir, len);
+	tu_path(p, sizeof(p), dir, "profiles");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	tu_path(p, sizeof(p), dir, "profiles/t.yaml");
+	tu_write(p, profile_yaml, strlen(profile_yaml));
+}
+
+START_TEST(test_shipped_default_profile)
+{
+	struct profile		 p;
+	struct mcpexec_conf	 c;
+
+	ck_assert_int_eq(profile_load("rules", "default", &p), 0);
+	ck_assert_uint_eq(p.limits.memory, 512ULL << 20);
+	ck_assert_uint_eq(p.limits.pids, 64);
+	ck_assert_uint_eq(p.limits.cpu_millis, 1000);
+	ck_assert_uint_eq(p.timeout_default_ms, 10000);
+	ck_assert_uint_eq(p.timeout_max_ms, 60000);
+	ck_assert_uint_eq(p.stdout_max, 32 * 1024);
+	ck_assert_uint_eq(p.stderr_max, 8 * 1024);
+	ck_assert_int_eq(p.net, NET_NONE);
+	ck_assert_int_eq(p.landlock_required, 1);
+	ck_assert_uint_eq(p.artifacts.types, (1u << ART_NTYPES) - 1);
+	ck_assert_int_eq(mcpexec_conf_load("rules", &c), 0);
+	ck_assert_uint_eq(c.idmap.first, 200000);
+	ck_assert_str_eq(c.default_profile, "default");
+}
+END_TEST
+
+START_TEST(test_values_parsed)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), "limits: {memory: 64M, cpu: 0.5, pids: 8}\n"
+	    "network: loopback\nartifacts: {dir: out, types: [png, csv]}\n"
+	    "inputs: {roots: [/srv/data]}\nlandlock: best_effort\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_uint_eq(p.limits.memory, 64ULL << 20);
+	ck_assert_uint_eq(p.limits.cpu_millis, 500);
+	ck_assert_int_eq(p.net, NET_LOOPBACK);
+	ck_assert_str_eq(p.artifact_dir, "out");
+	ck_assert_uint_eq(p.artifacts.types, (1u << ART_PNG) | (1u << ART_CSV));
+	ck_assert_uint_eq(p.inputs.nroots, 1);
+	ck_assert_str_eq(p.inputs.roots[0], "/srv/data");
+	ck_assert_int_eq(p.landlock_required, 0);
+}
+END_TEST
+
+static const char *const bad[] = {
+	"limits: {cpu: 0}\n",
+	"limits: {memory: 1K}\n",
+	"limits: {pids: 1}\n",
+	"limits: {mem: 1G}\n",
+	"timeout: {default_ms: 70000, max_ms: 60000}\n",
+	"artifacts: {dir: ../etc}\n",
+	"artifacts: {dir: /etc}\n",
+	"artifacts: {types: [exe]}\n",
+	"inputs: {roots: [relative/dir]}\n",
+	"network: ../../x\n",
+	"hostname: Bad Name\n",
+	"landlock: sometimes\n",
+};
+
+START_TEST(test_bad_values_refused)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), bad[_i]);
+	ck_assert_int_eq(profile_load(dir, "t", &p), -1);
+}
+END_TEST
+
+START_TEST(test_profile_names_stay_in_profiles_dir)
+{
+	struct profile	 p;
+
+	ck_assert_int_eq(profile_name_ok("default"), 1);
+	ck_assert_int_eq(profile_name_ok("data-2_x"), 1);
+	ck_assert_int_eq(profile_name_ok("../audit"), 0);
+	ck_assert_int_eq(profile_name_ok("a/b"), 0);
+	ck_assert_int_eq(profile_name_ok(""), 0);
+	ck_assert_int_eq(profile_name_ok(".hidden"), 0);
+	ck_assert_int_eq(profile_load("rules", "../audit", &p), -1);
+}
+END_TEST
+
+static Suite *
+profile_suite(void)
+{
+	Suite	*s = suite_create("profile");
+	TCase	*tc = tcase_create("core");
+
+	tcase_add_test(tc, test_shipped_default_profile);
+	tcase_add_test(tc, test_values_parsed);
+	tcase_add_loop_test(tc, test_bad_values_refused, 0, (int)nitems(bad));
+	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(profile_suite)
