@@ -41,6 +41,8 @@ Try:
   $B/stockade audit status --socket $S/run/auditd.sock
   $B/stockade audit verify $S/audit --pubkey $S/keys/checkpoint.pub --checkpoints $S/offhost
   $B/stockade audit export $S/audit --format ecs
+  $B/mcp-exec run --rules rules --state-dir $S/mcp-exec -- \
+      /usr/bin/python3 -c 'import numpy; print(numpy.arange(5).sum())'
 
 MSG
 wait $auditd

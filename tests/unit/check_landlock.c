@@ -9,46 +9,14 @@
 #include <signal.h>
 #include <spawn.h>
 
-#include "testutil.h"
+#include "childtest.h"
 #include "landlock.h"
 
-#define CHILD_MSG_MAX		512
 
 extern char **environ;
 
-/*
- * Each restricted body runs in a child that reports failure as text on a
- * pipe and leaves with _exit, so no test process outlives its walls.
- */
-static int	 child_fd = -1;
-
 /* The scratch layout: root/w is writable, root/other only readable. */
 static char	 root[PATH_MAX], wdir[PATH_MAX], odir[PATH_MAX];
-
-static void __attribute__((noreturn))
-child_fail(int line, const char *what)
-{
-	char	 msg[CHILD_MSG_MAX];
-	int	 saved = errno, n;
-
-	n = snprintf(msg, sizeof(msg), "line %d: %s (errno %d, %s)", line,
-	    what, saved, strerror(saved));
-	if (n > 0 && child_fd != -1)
-		(void)write_all(child_fd, msg, (size_t)n < sizeof(msg) ?
-		    (size_t)n : sizeof(msg) - 1);
-	_exit(1);
-}
-
-#define CHILD_ASSERT(c) do {						\
-	if (!(c))							\
-		child_fail(__LINE__, #c);				\
-} while (0)
-
-#define CHILD_ERRNO(call, e) do {					\
-	errno = 0;							\
-	if ((long)(call) != -1 || errno != (e))				\
-		child_fail(__LINE__, #call " should fail with " #e);	\
-} while (0)
 
 /* Landlock says EXDEV when only REFER is missing, EACCES otherwise. */
 #define CHILD_REFUSED(call) do {					\
@@ -83,36 +51,20 @@ setup(void)
 
 /* Forks; the child sets no_new_privs, applies the walls (w writable,
  * /dev/null writable) and runs body. */
-static void
-run_restricted(void (*body)(void))
+static int
+landlock_wall(char *err, size_t errlen)
 {
 	const char	*writable[] = { wdir };
 	const char	*devices[] = { "/dev/null" };
-	char		 err[256], msg[CHILD_MSG_MAX];
-	int		 p[2], st;
-	ssize_t		 n;
-	pid_t		 pid;
 
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	ck_assert_int_ne(pid = fork(), -1);
-	if (pid == 0) {
-		close(p[0]);
-		child_fd = p[1];
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-			child_fail(__LINE__, "prctl(PR_SET_NO_NEW_PRIVS)");
-		if (sandbox_landlock_apply(writable, nitems(writable), devices,
-		    nitems(devices), err, sizeof(err)) == -1)
-			child_fail(__LINE__, err);
-		body();
-		_exit(0);
-	}
-	close(p[1]);
-	n = read_all(p[0], msg, sizeof(msg) - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "restricted child: %s (status %#x)", msg, (unsigned)st);
+	return sandbox_landlock_apply(writable, nitems(writable), devices,
+	    nitems(devices), err, errlen);
+}
+
+static void
+run_restricted(void (*body)(void))
+{
+	child_run_ok(landlock_wall, body);
 }
 
 static void

@@ -21,10 +21,9 @@
 #include <signal.h>
 #include <spawn.h>
 
-#include "testutil.h"
+#include "childtest.h"
 #include "seccomp_filter.h"
 
-#define CHILD_MSG_MAX		512
 #define PY			"/usr/bin/python3"
 #define WORKLOAD_TIMEOUT	120	/* seconds; about 2 s on a laptop */
 #define X32_SYSCALL_BIT		0x40000000L
@@ -37,81 +36,19 @@
 
 extern char **environ;
 
-/*
- * Every filtered body runs in a child that reports failure as text on a
- * pipe and leaves with _exit: exit would run LeakSanitizer, which needs
- * ptrace, which the filter refuses.
- */
-static int	 child_fd = -1;
-
 /* Arguments for the bodies that run Python. */
 static char	 py_dir[PATH_MAX];
 
-static void __attribute__((noreturn))
-child_fail(int line, const char *what)
-{
-	char	 msg[CHILD_MSG_MAX];
-	int	 saved = errno, n;
-
-	n = snprintf(msg, sizeof(msg), "line %d: %s (errno %d, %s)", line,
-	    what, saved, strerror(saved));
-	if (n > 0 && child_fd != -1)
-		(void)write_all(child_fd, msg, (size_t)n < sizeof(msg) ?
-		    (size_t)n : sizeof(msg) - 1);
-	_exit(1);
-}
-
-#define CHILD_ASSERT(c) do {						\
-	if (!(c))							\
-		child_fail(__LINE__, #c);				\
-} while (0)
-
-/* The call must fail with exactly errno e. */
-#define CHILD_ERRNO(call, e) do {					\
-	errno = 0;							\
-	if ((long)(call) != -1 || errno != (e))				\
-		child_fail(__LINE__, #call " should fail with " #e);	\
-} while (0)
-
-/* Forks, applies the filter in the child, runs body; returns the wait
- * status and the child's message (empty when it had nothing to say). */
 static int
 filtered_status(void (*body)(void), char *msg, size_t msglen)
 {
-	char	 err[256];
-	int	 p[2], st;
-	ssize_t	 n;
-	pid_t	 pid;
-
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	ck_assert_int_ne(pid = fork(), -1);
-	if (pid == 0) {
-		close(p[0]);
-		child_fd = p[1];
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1)
-			child_fail(__LINE__, "prctl(PR_SET_NO_NEW_PRIVS)");
-		if (sandbox_seccomp_apply(err, sizeof(err)) == -1)
-			child_fail(__LINE__, err);
-		body();
-		_exit(0);
-	}
-	close(p[1]);
-	n = read_all(p[0], msg, msglen - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(p[0]);
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	return st;
+	return child_run(sandbox_seccomp_apply, body, msg, msglen);
 }
 
 static void
 run_filtered(void (*body)(void))
 {
-	char	 msg[CHILD_MSG_MAX];
-	int	 st;
-
-	st = filtered_status(body, msg, sizeof(msg));
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-	    "filtered child: %s (status %#x)", msg, (unsigned)st);
+	child_run_ok(sandbox_seccomp_apply, body);
 }
 
 static void
