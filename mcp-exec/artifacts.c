@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "artifacts.h"
+#include "utf8.h"
 #include "hash.h"
 #include "util.h"
 
@@ -84,32 +85,12 @@ artifact_mime(enum artifact_type t)
 static int
 utf8_step(const uint8_t *p, size_t len)
 {
-	uint8_t	 lo = 0x80, hi = 0xbf;
-	size_t	 need, i;
+	size_t	 n, bad;
+	int	 cut;
 
-	if (p[0] < 0x80)
-		return p[0] == '\0' ? -1 : 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		need = 1;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-		need = 2;
-		lo = p[0] == 0xe0 ? 0xa0 : 0x80;
-		hi = p[0] == 0xed ? 0x9f : 0xbf;
-	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-		need = 3;
-		lo = p[0] == 0xf0 ? 0x90 : 0x80;
-		hi = p[0] == 0xf4 ? 0x8f : 0xbf;
-	} else
-		return -1;
-	for (i = 1; i <= need; i++) {
-		if (i >= len)
-			return 0;
-		if (p[i] < lo || p[i] > hi)
-			return -1;
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return (int)need + 1;
+	if ((n = utf8_next(p, len, &bad, &cut)) > 0)
+		return (int)n;
+	return cut ? 0 : -1;
 }
 
 /* 1 when p is UTF-8 without NUL; a cut-off last character is fine when the

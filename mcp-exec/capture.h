@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utf8.h"
+
 struct capture {
 	size_t		 max;		/* bytes kept in all */
 	size_t		 headmax;	/* 2/3 of max */
@@ -35,8 +37,5 @@ int	 capture_truncated(const struct capture *);
  */
 char	*capture_text(const struct capture *, size_t *len);
 void	 capture_free(struct capture *);
-
-/* A copy of p with invalid UTF-8 and NUL replaced by U+FFFD; caller frees. */
-char	*utf8_sanitize(const void *p, size_t len, size_t *outlen);
 
 #endif
