@@ -19,13 +19,14 @@ CC       ?= cc
 
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
-	    libevent-dev libseccomp-dev
+	    libevent-dev libseccomp-dev libpcre2-dev
 # The default sandbox image is the host's /usr: data work and charts.
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap
 DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
-PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp
+PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
+	    libpcre2-8
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -191,6 +192,8 @@ install: all
 	install -m 0755 $(BUILD)/stockade-auditd $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0755 $(BUILD)/stockade $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(BUILD)/mcp-exec $(DESTDIR)$(PREFIX)/sbin/
+	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
+	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 

@@ -4,6 +4,8 @@
  * in a security daemon that cannot allocate).
  */
 #include <dirent.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -317,4 +319,16 @@ rmtree(const char *path)
 	if (lstat(path, &st) == -1)
 		return -1;
 	return rmtree_at(AT_FDCWD, path, st.st_dev, 0);
+}
+
+int
+openat_beneath(int dirfd, const char *path, int flags)
+{
+	struct open_how	 how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (uint64_t)(flags | O_CLOEXEC | O_NOFOLLOW);
+	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+	    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
 }

@@ -35,6 +35,11 @@ int	 read_file(const char *path, size_t max, char **out, size_t *outlen);
 int	 fsync_dir(const char *dir);
 int	 mkdir_p(const char *path, mode_t mode);
 /*
+ * openat2 beneath dirfd: no symlinks, no magic links, no crossing into
+ * another mount, no escape through "..".  The descriptor or -1.
+ */
+int	 openat_beneath(int dirfd, const char *path, int flags);
+/*
  * Removes path and everything beneath it, never following a symlink and
  * never crossing into another filesystem.
  */

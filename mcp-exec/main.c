@@ -1,19 +1,26 @@
 /*
- * mcp-exec: runs untrusted code in sandboxes.  `mcp-exec run` runs one
- * command in a fresh sandbox and prints one JSON object describing what
- * happened.  Runs as root (it creates namespaces, cgroups and uid maps);
- * trusts its command line and the rules directory, nothing the sandboxed
- * code produces.
+ * mcp-exec: runs untrusted code in sandboxes.  As an MCP server (stdio by
+ * default) it offers execute_python, close_session and session artifacts;
+ * `mcp-exec run` runs one command in a fresh sandbox and prints one JSON
+ * object.  Runs as root (namespaces, cgroups, uid maps); trusts its
+ * command line and the rules directory, nothing clients or sandboxed code
+ * send it.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+
 #include "log.h"
 #include "profile.h"
 #include "run.h"
+#include "server.h"
+#include "session.h"
+#include "transport_stdio.h"
 #include "util.h"
 
 #define DEFAULT_RULES	"/etc/stockade/rules"
@@ -22,10 +29,41 @@ static __attribute__((noreturn)) void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
+	    "usage: mcp-exec [-dnv] [--stdio] [--rules DIR] [--profile NAME]\n"
+	    "                [--state-dir DIR] [--audit-socket PATH]\n"
+	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR] -- CMD [ARG...]\n");
 	exit(2);
+}
+
+static int
+need_root(void)
+{
+	if (getuid() == 0)
+		return 0;
+	fprintf(stderr, "mcp-exec: must run as root (it creates user "
+	    "namespaces, cgroups and uid maps)\n");
+	return -1;
+}
+
+/* Loads mcp-exec.yaml, applies --state-dir, loads the profile. */
+static int
+load_settings(const char *rules, const char *state, const char *profile,
+    struct mcpexec_conf *conf, struct profile *prof)
+{
+	if (mcpexec_conf_load(rules, conf) == -1)
+		return -1;
+	if (state != NULL && (state[0] != '/' ||
+	    xsnprintf(conf->state_dir, sizeof(conf->state_dir), "%s", state) ==
+	    -1 || xsnprintf(conf->idmap.lock_dir, sizeof(conf->idmap.lock_dir),
+	    "%s/uids", state) == -1)) {
+		fprintf(stderr, "mcp-exec: --state-dir must be an absolute "
+		    "path\n");
+		return -1;
+	}
+	return profile_load(rules, profile ? profile : conf->default_profile,
+	    prof);
 }
 
 static int
@@ -86,25 +124,8 @@ cmd_run(int argc, char *argv[])
 	}
 	if (optind >= argc || argc - optind > SANDBOX_ARGS_MAX)
 		usage();
-	if (getuid() != 0) {
-		fprintf(stderr, "mcp-exec: must run as root (it creates user "
-		    "namespaces, cgroups and uid maps)\n");
-		return 1;
-	}
-	if (mcpexec_conf_load(rules, &conf) == -1)
-		return 1;
-	if (state != NULL) {
-		if (state[0] != '/' || xsnprintf(conf.state_dir,
-		    sizeof(conf.state_dir), "%s", state) == -1 ||
-		    xsnprintf(conf.idmap.lock_dir, sizeof(conf.idmap.lock_dir),
-		    "%s/uids", state) == -1) {
-			fprintf(stderr, "mcp-exec: --state-dir must be an "
-			    "absolute path\n");
-			return 2;
-		}
-	}
-	if (profile_load(rules, profile ? profile : conf.default_profile,
-	    &prof) == -1)
+	if (need_root() == -1 ||
+	    load_settings(rules, state, profile, &conf, &prof) == -1)
 		return 1;
 	if (run_state_init(&conf, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
@@ -128,11 +149,125 @@ cmd_run(int argc, char *argv[])
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+static void
+reap_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	sessions_reap(arg);
+}
+
+static void
+signal_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	struct server	*srv = arg;
+
+	log_info("%s: stopping", strsignal((int)sig));
+	srv->stopping = 1;
+	sessions_close_all(srv, "mcp-exec stopped");
+	event_base_loopexit(srv->base, NULL);
+}
+
+static int
+cmd_serve(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "stdio", no_argument, NULL, 'i' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "audit-socket", required_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct server	 srv;
+	struct event	*sigs[2];
+	struct timeval	 tv;
+	const char	*profile = NULL, *state = NULL, *audit = NULL;
+	char		 err[1024];
+	int		 ch, check_only = 0, verbose = 0, i;
+
+	memset(&srv, 0, sizeof(srv));
+	srv.rules_dir = DEFAULT_RULES;
+	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+		case 'i':
+			break;
+		case 'n':
+			check_only = 1;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'r':
+			srv.rules_dir = optarg;
+			break;
+		case 'p':
+			profile = optarg;
+			break;
+		case 's':
+			state = optarg;
+			break;
+		case 'A':
+			audit = optarg;
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	/* stdout is the protocol's: logs go to stderr. */
+	log_init("mcp-exec", 1, verbose);
+	if (load_settings(srv.rules_dir, state, profile, &srv.conf,
+	    &srv.profile) == -1 ||
+	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL)
+		return 1;
+	if (audit != NULL && xsnprintf(srv.conf.server.audit_socket,
+	    sizeof(srv.conf.server.audit_socket), "%s", audit) == -1)
+		usage();
+	if (check_only) {
+		fprintf(stderr, "configuration OK\n");
+		return 0;
+	}
+	if (need_root() == -1)
+		return 1;
+	if (run_state_init(&srv.conf, err, sizeof(err)) == -1) {
+		fprintf(stderr, "mcp-exec: %s\n", err);
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	sandbox_seccomp_builtin(&srv.seccomp);
+	srv.audit.fd = -1;
+	srv.caller_argv = argv;
+	LIST_INIT(&srv.sessions);
+	if ((srv.base = event_base_new()) == NULL)
+		fatalx("event_base_new");
+	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
+	tv.tv_sec = srv.conf.server.reap_interval_s;
+	tv.tv_usec = 0;
+	event_add(srv.reaper, &tv);
+	sigs[0] = evsignal_new(srv.base, SIGTERM, signal_cb, &srv);
+	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
+	for (i = 0; i < 2; i++)
+		event_add(sigs[i], NULL);
+	if (transport_stdio_start(&srv) == -1)
+		return 1;
+	event_base_dispatch(srv.base);
+	sessions_close_all(&srv, "mcp-exec stopped");
+	for (i = 0; i < 2; i++)
+		event_free(sigs[i]);
+	event_free(srv.reaper);
+	audit_client_close(&srv.audit);
+	patterns_free(srv.patterns);
+	sandbox_seccomp_free(&srv.seccomp);
+	event_base_free(srv.base);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	log_init("mcp-exec", 1, 0);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
-	usage();
+	return cmd_serve(argc, argv);
 }

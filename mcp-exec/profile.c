@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "patterns.h"
 #include "profile.h"
 #include "util.h"
 
@@ -43,6 +44,83 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->idmap.first = 200000;
 	c->idmap.count = 10000;
 	c->cgroup.version = CGROUP_AUTO;
+	snprintf(c->server.local_principal, sizeof(c->server.local_principal),
+	    "user:local");
+	c->server.max_message_bytes = 4 * MiB;
+	snprintf(c->server.audit_socket, sizeof(c->server.audit_socket),
+	    "/run/stockade/auditd.sock");
+	c->server.audit_required = 1;
+	snprintf(c->server.driver_dir, sizeof(c->server.driver_dir),
+	    "/usr/local/share/stockade/driver");
+	c->server.inline_image_max = 256 * KiB;
+	c->server.idle_timeout_s = 300;
+	c->server.reap_interval_s = 30;
+	c->server.max_sessions = 32;
+	c->server.max_sessions_per_principal = 4;
+	c->server.max_code_bytes = 1 * MiB;
+}
+
+static void
+get_path(struct conf_ctx *ctx, const json_t *obj, const char *key, char *out,
+    size_t outlen)
+{
+	const char	*s;
+
+	if (conf_get_string(ctx, obj, key, &s) != 1)
+		return;
+	if (s[0] != '/')
+		conf_error(ctx, json_object_get(obj, key), "%s: must be an "
+		    "absolute path", key);
+	else if (xsnprintf(out, outlen, "%s", s) == -1)
+		conf_error(ctx, json_object_get(obj, key), "%s: too long", key);
+}
+
+static void
+server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
+{
+	static const char *const keys[] = { "local_principal",
+	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
+	    "inline_image_max", "sessions", "max_code_bytes", NULL };
+	static const char *const skeys[] = { "idle_timeout_s",
+	    "reap_interval_s", "max_total", "max_per_principal", NULL };
+	json_t		*sub;
+	const char	*str;
+	uint64_t	 u;
+	int64_t		 i;
+	int		 b;
+
+	conf_check_keys(ctx, o, keys);
+	if (conf_get_string(ctx, o, "local_principal", &str) == 1 &&
+	    (str[0] == '\0' || xsnprintf(s->local_principal,
+	    sizeof(s->local_principal), "%s", str) == -1))
+		conf_error(ctx, json_object_get(o, "local_principal"),
+		    "local_principal: 1 to %d bytes", PRINCIPAL_MAX - 1);
+	if (conf_get_size(ctx, o, "max_message_bytes", 64 * KiB, 64 * MiB,
+	    &u) == 1)
+		s->max_message_bytes = (size_t)u;
+	/* The pattern scanner refuses more than it can scan whole. */
+	if (conf_get_size(ctx, o, "max_code_bytes", 1 * KiB, PATTERNS_CODE_MAX,
+	    &u) == 1)
+		s->max_code_bytes = (size_t)u;
+	get_path(ctx, o, "audit_socket", s->audit_socket,
+	    sizeof(s->audit_socket));
+	if (conf_get_bool(ctx, o, "audit_required", &b) == 1)
+		s->audit_required = b;
+	get_path(ctx, o, "driver_dir", s->driver_dir, sizeof(s->driver_dir));
+	if (conf_get_size(ctx, o, "inline_image_max", 0, 16 * MiB, &u) == 1)
+		s->inline_image_max = (size_t)u;
+	if (conf_get_object(ctx, o, "sessions", &sub) == 1) {
+		conf_check_keys(ctx, sub, skeys);
+		if (conf_get_int(ctx, sub, "idle_timeout_s", 1, 86400, &i) == 1)
+			s->idle_timeout_s = (unsigned)i;
+		if (conf_get_int(ctx, sub, "reap_interval_s", 1, 3600, &i) == 1)
+			s->reap_interval_s = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_total", 1, 10000, &i) == 1)
+			s->max_sessions = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
+		    &i) == 1)
+			s->max_sessions_per_principal = (unsigned)i;
+	}
 }
 
 /* Loads a rules file whole; NULL after printing the error. */
@@ -68,26 +146,12 @@ finish(struct conf_ctx *ctx, struct conf_doc *doc)
 	return rv;
 }
 
-static void
-get_path(struct conf_ctx *ctx, const json_t *obj, const char *key, char *out,
-    size_t outlen)
-{
-	const char	*s;
-
-	if (conf_get_string(ctx, obj, key, &s) != 1)
-		return;
-	if (s[0] != '/')
-		conf_error(ctx, json_object_get(obj, key), "%s: must be an "
-		    "absolute path", key);
-	else if (xsnprintf(out, outlen, "%s", s) == -1)
-		conf_error(ctx, json_object_get(obj, key), "%s: too long", key);
-}
 
 int
 mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 {
 	static const char *const top[] = { "state_dir", "default_profile",
-	    "uids", "cgroup", NULL };
+	    "uids", "cgroup", "server", NULL };
 	static const char *const uid_keys[] = { "first", "count", NULL };
 	static const char *const cg_keys[] = { "version", "parent", NULL };
 	static const char *const versions[] = { "auto", "v1", "v2", NULL };
@@ -129,6 +193,8 @@ mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 			if (conf_get_int(&ctx, sub, "count", 1, 1000000, &i) == 1)
 				c->idmap.count = (unsigned)i;
 		}
+		if (conf_get_object(&ctx, root, "server", &sub) == 1)
+			server_section(&ctx, sub, &c->server);
 		if (conf_get_object(&ctx, root, "cgroup", &sub) == 1) {
 			conf_check_keys(&ctx, sub, cg_keys);
 			if (conf_get_enum(&ctx, sub, "version", versions, &e) == 1)

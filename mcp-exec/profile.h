@@ -17,12 +17,30 @@
 #define PROFILE_NAME_MAX	64
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
+#define PRINCIPAL_MAX		256
+
+/* The MCP server's own settings (the `server:` section). */
+struct server_conf {
+	char		local_principal[PRINCIPAL_MAX];	/* stdio's caller */
+	size_t		max_message_bytes;
+	char		audit_socket[PATH_MAX];
+	int		audit_required;
+	char		driver_dir[PATH_MAX];
+	size_t		inline_image_max;
+	unsigned	idle_timeout_s;
+	unsigned	reap_interval_s;
+	unsigned	max_sessions;
+	unsigned	max_sessions_per_principal;
+	size_t		max_code_bytes;
+};
+
 struct mcpexec_conf {
 	char			path[PATH_MAX];
 	char			state_dir[PATH_MAX];
 	char			default_profile[PROFILE_NAME_MAX];
 	struct idmap_conf	idmap;
 	struct cgroup_conf	cgroup;
+	struct server_conf	server;
 };
 
 struct profile {

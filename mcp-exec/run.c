@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,25 +24,6 @@
 #include "util.h"
 
 #define READ_CHUNK	65536
-
-/* The fixed environment: nothing of the caller's is passed through. */
-static const char *const sandbox_env[] = {
-	"PATH=/usr/local/bin:/usr/bin:/bin",
-	"HOME=/tmp",
-	"TMPDIR=/tmp",
-	"LANG=C.UTF-8",
-	"LC_ALL=C.UTF-8",
-	"USER=sandbox",
-	"LOGNAME=sandbox",
-	"TERM=dumb",
-	"MPLBACKEND=Agg",
-	"MPLCONFIGDIR=/tmp/.matplotlib",
-	"PYTHONDONTWRITEBYTECODE=1",
-	"PYTHONUNBUFFERED=1",
-	"OPENBLAS_NUM_THREADS=1",
-	"OMP_NUM_THREADS=1",
-	NULL
-};
 
 struct streams {
 	struct capture	 out, err;
@@ -131,19 +111,13 @@ stage_all(const struct run_request *rq, const char *dir, json_t *inputs,
 static int
 open_artifact_dir(const char *dir, const char *sub)
 {
-	struct open_how	 how;
-	char		 ws[PATH_MAX];
-	int		 wsfd, fd;
+	char	 ws[PATH_MAX];
+	int	 wsfd, fd;
 
 	if (xsnprintf(ws, sizeof(ws), "%s/workspace", dir) == -1 ||
 	    (wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return -1;
-	memset(&how, 0, sizeof(how));
-	how.flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
-	    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
-	fd = (int)syscall(SYS_openat2, wsfd, sub[0] ? sub : ".", &how,
-	    sizeof(how));
+	fd = openat_beneath(wsfd, sub[0] ? sub : ".", O_RDONLY | O_DIRECTORY);
 	close(wsfd);
 	return fd;
 }
@@ -332,6 +306,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.scrub_argv = rq->caller_argv;
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
+	spec.control_fd = -1;
 	if (sandbox_prepare(&spec, &sb, err, errlen) == -1)
 		goto out;
 	if (rq->nfiles > 0 && stage_all(rq, spec.dir, inputs, err, errlen) == -1)

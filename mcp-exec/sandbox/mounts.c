@@ -293,6 +293,11 @@ host_dirs(struct ctx *c)
 	if (xsnprintf(src, sizeof(src), "%s/workspace", c->spec->dir) == -1 ||
 	    bind(c, src, "workspace", 1, MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1)
 		return -1;
+	if (c->spec->driver_dir != NULL && (make_dir(c, "opt", 0755) == -1 ||
+	    make_dir(c, "opt/stockade", 0755) == -1 ||
+	    bind(c, c->spec->driver_dir, SANDBOX_DRIVER_DIR + 1, 0,
+	    MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1))
+		return -1;
 	if (!c->spec->has_inputs)
 		return 0;
 	if (xsnprintf(src, sizeof(src), "%s/inputs", c->spec->dir) == -1)

@@ -18,6 +18,7 @@ struct mount_spec {
 	uint64_t	 tmp_size;
 	uint64_t	 shm_size;
 	int		 has_inputs;
+	const char	*driver_dir;	/* NULL, or bound read-only */
 };
 
 int	mounts_setup(const struct mount_spec *, char *err, size_t errlen);

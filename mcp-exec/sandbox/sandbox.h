@@ -26,6 +26,8 @@
 #define SANDBOX_ARGS_MAX	256
 #define SANDBOX_ENV_MAX		32
 #define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
+#define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
+#define SANDBOX_CONTROL_FD	3	/* the command's control socket */
 
 enum net_level {
 	NET_NONE,		/* L0: new netns, loopback down */
@@ -62,6 +64,8 @@ struct sandbox_spec {
 	int			 has_inputs;	/* dir/inputs -> /inputs (ro) */
 	int			 stdout_fd;	/* write ends given to the command */
 	int			 stderr_fd;
+	int			 control_fd;	/* -1, or the command's fd 3 */
+	const char		*driver_dir;	/* NULL, or bound at SANDBOX_DRIVER_DIR */
 };
 
 struct sandbox {
@@ -81,6 +85,9 @@ struct sandbox_exit {
 	int	killed;		/* we killed it (timeout, cancel) */
 };
 
+/* The fixed environment of every sandbox: nothing of the caller's. */
+extern const char *const sandbox_env[];
+
 /* A fresh random id (hex). */
 void	sandbox_new_id(char out[SANDBOX_ID_HEX + 1]);
 /*
@@ -92,6 +99,8 @@ int	sandbox_prepare(const struct sandbox_spec *, struct sandbox *,
 /* Starts the command; returns once the checklist succeeded or failed. */
 int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
+/* The command's pid in our pid namespace (for SIGINT); -1 when gone. */
+pid_t	sandbox_command_pid(struct sandbox *);
 /* 1 once init has ended or reported (within timeout_ms), else 0. */
 int	sandbox_await_exit(struct sandbox *, int timeout_ms);
 /* SIGKILL to everything in the sandbox (pid namespace and cgroup). */

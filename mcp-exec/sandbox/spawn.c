@@ -38,12 +38,31 @@
 #define FD_SYNC			3	/* init's descriptors, after cleanup */
 #define FD_OUT			4
 #define FD_ERR			5
+#define FD_CTL			6	/* the session's control socket, if any */
 
 enum {
 	MSG_GO = 'G',		/* parent: maps and cgroup are in place */
 	MSG_READY = 'R',	/* init: contained, starting the command */
 	MSG_ERROR = 'E',	/* init: a step failed; text follows */
 	MSG_STATUS = 'S',	/* init: the command's wait status follows */
+};
+
+const char *const sandbox_env[] = {
+	"PATH=/usr/local/bin:/usr/bin:/bin",
+	"HOME=/tmp",
+	"TMPDIR=/tmp",
+	"LANG=C.UTF-8",
+	"LC_ALL=C.UTF-8",
+	"USER=sandbox",
+	"LOGNAME=sandbox",
+	"TERM=dumb",
+	"MPLBACKEND=Agg",
+	"MPLCONFIGDIR=/tmp/.matplotlib",
+	"PYTHONDONTWRITEBYTECODE=1",
+	"PYTHONUNBUFFERED=1",
+	"OPENBLAS_NUM_THREADS=1",
+	"OMP_NUM_THREADS=1",
+	NULL
 };
 
 static const char *const writable_dirs[] = { "/workspace", "/tmp", "/dev/shm" };
@@ -82,7 +101,7 @@ child_fail(int sync, const char *err)
  * nothing else of mcp-exec (leases, sockets, logs) reaches the sandbox.
  */
 static int
-fds_keep(int sync, int out, int err_fd, char *err, size_t errlen)
+fds_keep(int sync, int out, int err_fd, int ctl, char *err, size_t errlen)
 {
 	int	 hi = 64, null;
 
@@ -90,14 +109,17 @@ fds_keep(int sync, int out, int err_fd, char *err, size_t errlen)
 	if ((sync = fcntl(sync, F_DUPFD_CLOEXEC, hi)) == -1 ||
 	    (out = fcntl(out, F_DUPFD_CLOEXEC, hi)) == -1 ||
 	    (err_fd = fcntl(err_fd, F_DUPFD_CLOEXEC, hi)) == -1 ||
+	    (ctl != -1 && (ctl = fcntl(ctl, F_DUPFD_CLOEXEC, hi)) == -1) ||
 	    dup3(sync, FD_SYNC, O_CLOEXEC) == -1 ||
 	    dup3(out, FD_OUT, O_CLOEXEC) == -1 ||
-	    dup3(err_fd, FD_ERR, O_CLOEXEC) == -1) {
+	    dup3(err_fd, FD_ERR, O_CLOEXEC) == -1 ||
+	    (ctl != -1 && dup3(ctl, FD_CTL, O_CLOEXEC) == -1)) {
 		snprintf(err, errlen, "arranging descriptors: %s",
 		    strerror(errno));
 		return -1;
 	}
-	if (syscall(SYS_close_range, FD_ERR + 1, ~0U, 0) == -1) {
+	if (syscall(SYS_close_range, (ctl != -1 ? FD_CTL : FD_ERR) + 1, ~0U,
+	    0) == -1) {
 		snprintf(err, errlen, "close_range: %s", strerror(errno));
 		return -1;
 	}
@@ -136,7 +158,8 @@ exec_command(const struct sandbox_spec *s)
 
 	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
 	    dup2(null, 0) == -1 || dup2(FD_OUT, 1) == -1 ||
-	    dup2(FD_ERR, 2) == -1)
+	    dup2(FD_ERR, 2) == -1 ||
+	    (s->control_fd != -1 && dup2(FD_CTL, SANDBOX_CONTROL_FD) == -1))
 		_exit(127);
 	execve(s->argv[0], (char *const *)s->argv, (char *const *)s->envp);
 	dprintf(2, "sandbox: cannot execute %s: %s\n", s->argv[0],
@@ -160,6 +183,8 @@ init_loop(const struct sandbox_spec *s)
 		exec_command(s);
 	close(FD_OUT);
 	close(FD_ERR);
+	if (s->control_fd != -1)
+		close(FD_CTL);
 	scrub_inherited(s->scrub_argv);
 	for (;;) {
 		p = waitpid(-1, &st, 0);
@@ -193,7 +218,8 @@ child_main(const struct sandbox_spec *s, int sync)
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
 	    read(sync, &go, 1) != 1 || go != MSG_GO)
 		_exit(127);
-	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, err, sizeof(err)) == -1)
+	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, s->control_fd, err,
+	    sizeof(err)) == -1)
 		child_fail(sync, err);
 	sync = FD_SYNC;
 	/* Placed in our cgroup by the parent: make it our cgroup root. */
@@ -224,6 +250,7 @@ child_main(const struct sandbox_spec *s, int sync)
 	ms.tmp_size = s->limits->tmp_size;
 	ms.shm_size = s->limits->shm_size;
 	ms.has_inputs = s->has_inputs;
+	ms.driver_dir = s->driver_dir;
 	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
 	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
 	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
@@ -405,6 +432,23 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		return -1;
 	}
 	return 0;
+}
+
+pid_t
+sandbox_command_pid(struct sandbox *sb)
+{
+	char	 path[64], *data;
+	size_t	 len;
+	long	 pid;
+
+	/* init has one child of its own: the command. */
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)sb->init, (long)sb->init);
+	if (sb->init <= 0 || read_file(path, 4096, &data, &len) == -1)
+		return -1;
+	pid = strtol(data, NULL, 10);
+	free(data);
+	return pid > 0 ? (pid_t)pid : -1;
 }
 
 int

@@ -4,7 +4,7 @@
 # New interesting inputs land in $BUILD/corpus/NAME; crashes in $BUILD.
 set -eu
 : "${BUILD:=build/fuzz}" "${FUZZ_SECONDS:=60}"
-PKGS="jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp"
+PKGS="jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp libpcre2-8"
 mkdir -p "$BUILD"
 for src in "$@"; do
 	name=$(basename "$src" .c)

@@ -1,0 +1,612 @@
+/*
+ * Tool calls.  Arguments come from an AI agent and are checked twice: for
+ * shape against the tool's input schema (JSON-RPC error naming the field)
+ * and for value against the profile and the pattern rules (a tool error,
+ * audited).  Nothing runs unless its execution_started event is on disk
+ * (when audit is required).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "log.h"
+#include "session.h"
+#include "tools.h"
+#include "utf8.h"
+#include "util.h"
+
+#define ERR_MAX		512
+#define B64_LEN(n)	(4 * (((n) + 2) / 3) + 1)
+
+/* One execute_python call on its way. */
+struct pycall {
+	struct inflight	*f;
+	struct server	*srv;
+	struct call	*call;
+	json_t		*progress_token;
+	uint64_t	 progress;
+	char		 principal[PRINCIPAL_MAX];
+	char		 code_hash[7 + SHA256_HEX + 1];
+	size_t		 code_size;
+	unsigned	 timeout_ms;
+	json_t		*hits;
+};
+
+/* ------------------------------------------------------------ schemas */
+
+static json_t *
+artifact_schema(void)
+{
+	return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}}, s:[s,s,s,s,s]}", "type", "object", "properties",
+	    "name", "type", "string", "uri", "type", "string", "mime", "type",
+	    "string", "size", "type", "integer", "sha256", "type", "string",
+	    "required", "name", "uri", "mime", "size", "sha256");
+}
+
+static json_t *
+result_schema(void)
+{
+	return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}, "
+	    "s:[s,s,s,s,s,s,s,s]}", "type", "object", "properties",
+	    "session_id", "type", "string", "stdout", "type", "string",
+	    "stderr", "type", "string", "exit_code", "type", "integer",
+	    "truncated", "type", "boolean", "timed_out", "type", "boolean",
+	    "duration_ms", "type", "integer", "stdout_bytes", "type",
+	    "integer", "stderr_bytes", "type", "integer", "artifacts", "type",
+	    "array", "items", artifact_schema(), "required", "stdout", "stderr",
+	    "exit_code", "truncated", "timed_out", "duration_ms", "artifacts",
+	    "stdout_bytes");
+}
+
+static json_t *
+annotations(int destructive, int idempotent)
+{
+	return json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 0,
+	    "destructiveHint", destructive, "idempotentHint", idempotent,
+	    "openWorldHint", 0);
+}
+
+static json_t *
+execute_python_tool(struct server *srv)
+{
+	const struct profile	*p = &srv->profile;
+	json_t			*props;
+
+	props = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:i, s:i, s:i}, "
+	    "s:{s:s, s:s}, s:{s:s, s:{s:s}, s:i, s:s}}",
+	    "code", "type", "string", "description", "Python source to run",
+	    "maxLength", (json_int_t)srv->conf.server.max_code_bytes,
+	    "timeout_ms", "type", "integer", "description", "wall clock limit "
+	    "in milliseconds", "minimum", 1, "maximum", (int)p->timeout_max_ms,
+	    "default", (int)p->timeout_default_ms,
+	    "session_id", "type", "string", "description", "a session to "
+	    "resume, from an earlier result",
+	    "files", "type", "array", "items", "type", "string", "maxItems",
+	    TOOL_FILES_MAX, "description", "host files (beneath the profile's "
+	    "input roots) to copy to /inputs, read-only");
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
+	    "name", "execute_python", "title", "Run Python in a sandbox",
+	    "description", "Runs Python 3 code (numpy, pandas and matplotlib "
+	    "available) in a sandbox with no network. Pass the returned "
+	    "session_id to keep variables, imports and /workspace files across "
+	    "calls. Files written to /workspace come back as artifacts.",
+	    "inputSchema", "type", "object", "properties", props, "required",
+	    "code", "additionalProperties", 0,
+	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
+}
+
+static json_t *
+close_session_tool(void)
+{
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s], s:b}, "
+	    "s:o}", "name", "close_session", "title", "End a sandbox session",
+	    "description", "Ends a session: its sandbox, variables, files and "
+	    "artifacts are gone.",
+	    "inputSchema", "type", "object", "properties", "session_id",
+	    "type", "string", "required", "session_id",
+	    "additionalProperties", 0, "annotations", annotations(1, 1));
+}
+
+json_t *
+tools_list(struct server *srv)
+{
+	return json_pack("[o, o]", execute_python_tool(srv),
+	    close_session_tool());
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+tool_error(struct mcp_conn *c, const json_t *id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A tool-level failure: a result with isError, not a protocol error. */
+static void
+tool_error(struct mcp_conn *c, const json_t *id, const char *fmt, ...)
+{
+	char	 text[ERR_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mcp_respond(c, id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+	    "text", "text", text, "isError", 1));
+}
+
+/* Unknown argument names are schema errors: usually a client's typo. */
+static int
+check_args(struct mcp_conn *c, const json_t *id, const json_t *args,
+    const char *const allowed[])
+{
+	const char	*key;
+	json_t		*v;
+	size_t		 i;
+
+	json_object_foreach((json_t *)args, key, v) {
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.%.64s: "
+			    "unknown argument", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+refuse(struct server *srv, const char *principal, const char *reason,
+    const char *rule)
+{
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
+	    "call_refused", "principal", principal, "reason", reason, "tool",
+	    "execute_python", "rule_id", rule), 0, NULL, 0);
+}
+
+/* ------------------------------------------------------------ results */
+
+static json_t *
+inline_images(struct pycall *pc, const char *sid, json_t *content,
+    const json_t *artifacts)
+{
+	const json_t	*a;
+	const char	*mime, *name;
+	char		*data, *b64;
+	size_t		 i, len;
+
+	json_array_foreach(artifacts, i, a) {
+		mime = json_string_value(json_object_get(a, "mime"));
+		name = json_string_value(json_object_get(a, "name"));
+		json_array_append_new(content, json_pack("{s:s, s:O, s:O, s:O, "
+		    "s:O}", "type", "resource_link", "uri", json_object_get(a,
+		    "uri"), "name", json_object_get(a, "name"), "mimeType",
+		    json_object_get(a, "mime"), "size", json_object_get(a,
+		    "size")));
+		/* Small images inline too; big ones only by link. */
+		if (mime == NULL || strncmp(mime, "image/", 6) != 0 ||
+		    strcmp(mime, "image/svg+xml") == 0 ||
+		    json_integer_value(json_object_get(a, "size")) >
+		    (json_int_t)pc->srv->conf.server.inline_image_max ||
+		    session_artifact(pc->srv, pc->principal, sid, name, &data,
+		    &len, &mime) == -1)
+			continue;
+		b64 = xmalloc(B64_LEN(len));
+		base64_encode((const uint8_t *)data, len, b64);
+		json_array_append_new(content, json_pack("{s:s, s:s, s:s}",
+		    "type", "image", "data", b64, "mimeType", mime));
+		free(b64);
+		free(data);
+	}
+	return content;
+}
+
+static void
+audit_execution(struct pycall *pc, const struct call_result *r)
+{
+	const struct profile	*p = &pc->srv->profile;
+	json_t			*names = json_array(), *a;
+	size_t			 i;
+
+	json_array_foreach(r->artifacts, i, a)
+		json_array_append_new(names, json_pack("{s:O, s:O, s:O, s:O}",
+		    "name", json_object_get(a, "name"), "sha256",
+		    json_object_get(a, "sha256"), "size", json_object_get(a,
+		    "size"), "mime", json_object_get(a, "mime")));
+	server_audit(pc->srv, json_pack("{s:s, s:s, s:s, s:s, s:I, "
+	    "s:{s:s, s:s}, s:{s:f, s:I, s:i, s:i}, s:s, s:i, s:I, s:I, s:I, "
+	    "s:o, s:s, s:O, s:s, s:b, s:b, s:b}",
+	    "event", "code_execution", "principal", pc->principal,
+	    "session_id", r->session_id, "code_hash", pc->code_hash,
+	    "code_size", (json_int_t)pc->code_size,
+	    "sandbox", "runtime", "namespaces", "image", "host-usr",
+	    "limits", "cpu", p->limits.cpu_millis / 1000.0, "mem_mb",
+	    (json_int_t)(p->limits.memory >> 20), "pids", (int)p->limits.pids,
+	    "timeout_ms", (int)pc->timeout_ms, "network", p->network,
+	    "exit_code", r->exit_code, "duration_ms", (json_int_t)r->duration_ms,
+	    "stdout_bytes", (json_int_t)r->stdout_bytes, "stderr_bytes",
+	    (json_int_t)r->stderr_bytes, "artifacts", names, "decision",
+	    "allow", "pattern_hits", pc->hits, "profile", p->name, "timed_out",
+	    r->timed_out, "cancelled", r->cancelled, "session_lost",
+	    r->session_gone), 0, NULL, 0);
+}
+
+static void
+py_done(void *arg, const struct call_result *r)
+{
+	struct pycall	*pc = arg;
+	json_t		*sc, *content;
+	char		*text;
+
+	audit_execution(pc, r);
+	if (pc->f->cancelled)
+		goto out;	/* a cancelled request gets no reply */
+	sc = json_pack("{s:s, s:s, s:s, s:i, s:b, s:b, s:I, s:I, s:I, s:O}",
+	    "session_id", r->session_id, "stdout", r->stdout_text, "stderr",
+	    r->stderr_text, "exit_code", r->exit_code, "truncated", r->truncated,
+	    "timed_out", r->timed_out, "duration_ms", (json_int_t)r->duration_ms,
+	    "stdout_bytes", (json_int_t)r->stdout_bytes, "stderr_bytes",
+	    (json_int_t)r->stderr_bytes, "artifacts", r->artifacts);
+	text = json_dumps(sc, JSON_COMPACT);
+	content = json_pack("[{s:s, s:s}]", "type", "text", "text", text);
+	free(text);
+	if (r->session_gone)
+		json_array_append_new(content, json_pack("{s:s, s:s}", "type",
+		    "text", "text", "The code did not stop when interrupted, "
+		    "so its sandbox was killed: the session's variables and "
+		    "files are gone. Start a new session."));
+	else
+		content = inline_images(pc, r->session_id, content, r->artifacts);
+	mcp_respond(pc->f->conn, pc->f->id, json_pack("{s:o, s:o, s:b}",
+	    "content", content, "structuredContent", sc, "isError",
+	    r->exit_code != 0 || r->timed_out));
+out:
+	inflight_done(pc->f);
+	json_decref(pc->progress_token);
+	json_decref(pc->hits);
+	free(pc);
+}
+
+static void
+py_progress(void *arg, int stream, const char *data, size_t len,
+    uint64_t total)
+{
+	struct pycall	*pc = arg;
+	char		*text;
+	size_t		 tlen;
+
+	pc->progress += len;
+	if (pc->progress_token == NULL || pc->f->cancelled)
+		return;
+	text = utf8_sanitize(data, len < PROGRESS_TEXT_MAX ? len :
+	    PROGRESS_TEXT_MAX, &tlen);
+	mcp_notify(pc->f->conn, "notifications/progress", json_pack(
+	    "{s:O, s:I, s:s%}", "progressToken", pc->progress_token,
+	    "progress", (json_int_t)pc->progress, "message", text, tlen));
+	free(text);
+}
+
+static void
+py_cancel(struct inflight *f)
+{
+	struct pycall	*pc = f->arg;
+
+	if (pc->call != NULL)
+		call_cancel(pc->call);
+}
+
+/* ------------------------------------------------------------ tools */
+
+/* Checks execute_python's arguments' shapes; -1 after a JSON-RPC error. */
+static int
+python_args(struct mcp_conn *c, const json_t *id, const json_t *args,
+    const char **code, size_t *len, unsigned *timeout, const char **sid,
+    const json_t **files)
+{
+	static const char *const allowed[] = { "code", "timeout_ms",
+	    "session_id", "files", NULL };
+	const struct server_conf *sc = &c->srv->conf.server;
+	const json_t	*v;
+	size_t		 i;
+
+	if (check_args(c, id, args, allowed) == -1)
+		return -1;
+	if (!json_is_string(v = json_object_get(args, "code"))) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.code: a string "
+		    "is required");
+		return -1;
+	}
+	*code = json_string_value(v);
+	if ((*len = json_string_length(v)) > sc->max_code_bytes) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.code: longer "
+		    "than %zu bytes", sc->max_code_bytes);
+		return -1;
+	}
+	if ((v = json_object_get(args, "timeout_ms")) != NULL &&
+	    (!json_is_integer(v) || json_integer_value(v) < 1)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.timeout_ms: a "
+		    "positive integer");
+		return -1;
+	}
+	*timeout = v ? (unsigned)(json_integer_value(v) > UINT32_MAX ?
+	    UINT32_MAX : json_integer_value(v)) :
+	    c->srv->profile.timeout_default_ms;
+	if ((v = json_object_get(args, "session_id")) != NULL &&
+	    !json_is_string(v)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.session_id: a "
+		    "string");
+		return -1;
+	}
+	*sid = json_string_value(v);
+	*files = json_object_get(args, "files");
+	if (*files != NULL && (!json_is_array(*files) ||
+	    json_array_size(*files) > TOOL_FILES_MAX)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.files: an array "
+		    "of at most %d paths", TOOL_FILES_MAX);
+		return -1;
+	}
+	json_array_foreach(*files, i, v) {
+		if (!json_is_string(v)) {
+			mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.files[%zu]:"
+			    " a string", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
+    const json_t *token)
+{
+	struct server		*srv = c->srv;
+	struct call_hooks	 hooks;
+	struct session		*s;
+	struct pycall		*pc;
+	const json_t		*files, *v;
+	const char		*code, *sid, *rule = NULL;
+	char			 err[ERR_MAX], name[256];
+	unsigned		 timeout;
+	size_t			 len, i;
+	json_t			*hits = NULL, *h;
+	int			 deny;
+
+	if (python_args(c, id, args, &code, &len, &timeout, &sid, &files) == -1)
+		return;
+	if (timeout > srv->profile.timeout_max_ms) {
+		tool_error(c, id, "timeout_ms %u is above this profile's maximum "
+		    "of %u", timeout, srv->profile.timeout_max_ms);
+		return;
+	}
+	/* Same answer for unknown, expired and someone else's: no probing. */
+	if (sid != NULL && (s = session_find(srv, sid, c->principal)) == NULL) {
+		tool_error(c, id, "session not found");
+		return;
+	}
+	if (sid != NULL && session_busy(s)) {
+		tool_error(c, id, "the session is running another call");
+		return;
+	}
+	if ((deny = patterns_scan(srv->patterns, code, len, &hits)) != 0) {
+		json_array_foreach(hits, i, h)
+			if (strcmp(json_string_value(json_object_get(h,
+			    "action")), "deny") == 0 || deny == -1)
+				rule = json_string_value(json_object_get(h, "id"));
+		refuse(srv, c->principal, "pattern rule denies this code", rule);
+		tool_error(c, id, "refused: the code matches rule %s", rule ?
+		    rule : "scanner_error");
+		json_decref(hits);
+		return;
+	}
+	if (sid == NULL && (s = session_create(srv, c->principal, err,
+	    sizeof(err))) == NULL) {
+		refuse(srv, c->principal, err, NULL);
+		tool_error(c, id, "%s", err);
+		json_decref(hits);
+		return;
+	}
+	json_array_foreach(files, i, v) {
+		if (session_stage(s, json_string_value(v), name, sizeof(name),
+		    err, sizeof(err)) == -1) {
+			tool_error(c, id, "%s", err);
+			json_decref(hits);
+			return;
+		}
+	}
+	pc = xcalloc(1, sizeof(*pc));
+	pc->srv = srv;
+	pc->hits = hits;
+	pc->timeout_ms = timeout;
+	pc->code_size = len;
+	snprintf(pc->principal, sizeof(pc->principal), "%s", c->principal);
+	memcpy(pc->code_hash, "sha256:", 7);
+	sha256_hex(code, len, pc->code_hash + 7);
+	/* Written and on disk before a single line of the code runs. */
+	if (server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O}",
+	    "event", "execution_started", "principal", c->principal,
+	    "session_id", session_id(s), "code_hash", pc->code_hash,
+	    "code_size", (json_int_t)len, "pattern_hits", hits), 1, err,
+	    sizeof(err)) == -1 && server_audit_required(srv)) {
+		tool_error(c, id, "not run: the audit trail is unavailable (%s)",
+		    err);
+		json_decref(hits);
+		free(pc);
+		return;
+	}
+	pc->f = inflight_new(c, id);
+	pc->f->cancel = py_cancel;
+	pc->f->arg = pc;
+	pc->progress_token = token ? json_deep_copy(token) : NULL;
+	hooks.progress = py_progress;
+	hooks.done = py_done;
+	hooks.arg = pc;
+	if ((pc->call = session_exec(s, code, len, timeout, &hooks, err,
+	    sizeof(err))) == NULL) {
+		tool_error(c, id, "%s", err);
+		inflight_done(pc->f);
+		json_decref(pc->progress_token);
+		json_decref(hits);
+		free(pc);
+	}
+}
+
+static void
+close_session(struct mcp_conn *c, const json_t *id, const json_t *args)
+{
+	static const char *const allowed[] = { "session_id", NULL };
+	struct session	*s;
+	const char	*sid;
+
+	if (check_args(c, id, args, allowed) == -1)
+		return;
+	if ((sid = json_string_value(json_object_get(args, "session_id"))) ==
+	    NULL) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.session_id: a "
+		    "string is required");
+		return;
+	}
+	if ((s = session_find(c->srv, sid, c->principal)) == NULL) {
+		tool_error(c, id, "session not found");
+		return;
+	}
+	session_close(s, "closed by the client");
+	mcp_respond(c, id, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+	    "text", "text", "session closed", "isError", 0));
+}
+
+void
+tools_call(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	const char	*name = json_string_value(json_object_get(params, "name"));
+	const json_t	*args = json_object_get(params, "arguments");
+	const json_t	*token = json_object_get(json_object_get(params, "_meta"),
+			    "progressToken");
+	json_t		*empty = NULL;
+
+	if (name == NULL) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params.name: a string is "
+		    "required");
+		return;
+	}
+	if (args != NULL && !json_is_object(args)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params.arguments: an "
+		    "object");
+		return;
+	}
+	if (args == NULL)
+		args = empty = json_object();
+	if (token != NULL && !json_is_string(token) && !json_is_integer(token))
+		token = NULL;
+	if (strcmp(name, "execute_python") == 0)
+		execute_python(c, id, args, token);
+	else if (strcmp(name, "close_session") == 0)
+		close_session(c, id, args);
+	else
+		mcp_error(c, id, RPC_INVALID_PARAMS, "unknown tool: %.64s", name);
+	json_decref(empty);
+}
+
+/* ------------------------------------------------------------ resources */
+
+void
+resources_list(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	mcp_respond(c, id, json_pack("{s:o}", "resources",
+	    session_resources(c->srv, c->principal)));
+}
+
+void
+resources_templates(struct mcp_conn *c, const json_t *id,
+    const json_t *params)
+{
+	mcp_respond(c, id, json_pack("{s:[{s:s, s:s, s:s, s:s}]}",
+	    "resourceTemplates", "uriTemplate", ARTIFACT_URI_PREFIX
+	    "{session_id}/artifacts/{name}", "name", "artifact", "title",
+	    "A file a session left in /workspace", "description", "Readable "
+	    "by the principal that owns the session, while it lives."));
+}
+
+static int
+hexval(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decodes in place; -1 on a bad escape or a decoded NUL. */
+static int
+pct_decode(char *s)
+{
+	char	*r = s, *w = s;
+	int	 hi, lo;
+
+	while (*r != '\0') {
+		if (*r != '%') {
+			*w++ = *r++;
+			continue;
+		}
+		if ((hi = hexval(r[1])) == -1 || (lo = hexval(r[2])) == -1 ||
+		    (hi == 0 && lo == 0))
+			return -1;
+		*w++ = (char)(hi << 4 | lo);
+		r += 3;
+	}
+	*w = '\0';
+	return 0;
+}
+
+void
+resources_read(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	const char	*uri = json_string_value(json_object_get(params, "uri"));
+	const char	*mime;
+	char		 sid[SESSION_ID_MAX], name[1024], *slash, *data, *b64;
+	size_t		 plen = strlen(ARTIFACT_URI_PREFIX), len;
+	json_t		*content;
+
+	if (uri == NULL) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params.uri: a string is "
+		    "required");
+		return;
+	}
+	if (strncmp(uri, ARTIFACT_URI_PREFIX, plen) != 0 ||
+	    (slash = strstr(uri + plen, "/artifacts/")) == NULL ||
+	    (size_t)(slash - uri - plen) >= sizeof(sid) ||
+	    xsnprintf(name, sizeof(name), "%s", slash + 11) == -1 ||
+	    pct_decode(name) == -1)
+		goto notfound;
+	memcpy(sid, uri + plen, (size_t)(slash - uri - plen));
+	sid[slash - uri - plen] = '\0';
+	if (session_artifact(c->srv, c->principal, sid, name, &data, &len,
+	    &mime) == -1)
+		goto notfound;
+	if (strncmp(mime, "text/", 5) == 0 || strcmp(mime, "application/json") ==
+	    0 || strcmp(mime, "image/svg+xml") == 0) {
+		/* Text kinds were checked to be UTF-8 when collected. */
+		content = json_pack("{s:s, s:s, s:s%}", "uri", uri, "mimeType",
+		    mime, "text", data, len);
+	} else {
+		b64 = xmalloc(B64_LEN(len));
+		base64_encode((const uint8_t *)data, len, b64);
+		content = json_pack("{s:s, s:s, s:s}", "uri", uri, "mimeType",
+		    mime, "blob", b64);
+		free(b64);
+	}
+	free(data);
+	if (content == NULL)
+		goto notfound;
+	mcp_respond(c, id, json_pack("{s:[o]}", "contents", content));
+	return;
+notfound:
+	/* Unknown and not-yours look the same. */
+	mcp_error(c, id, MCP_RESOURCE_NOT_FOUND, "resource not found");
+}
