@@ -33,7 +33,9 @@ void	sha256_pair(struct sha256_ctx *, const void *a, size_t alen,
 
 void	hex_encode(const uint8_t *, size_t, char *out);	/* 2n + 1 bytes */
 int	hex_decode(const char *, size_t hexlen, uint8_t *out);	/* lowercase only */
-/* out must hold 4 * ceil(n / 3) + 1 bytes. */
+/* Bytes base64_encode writes for n bytes, NUL included. */
+#define BASE64_LEN(n)	(4 * (((n) + 2) / 3) + 1)
+/* out must hold BASE64_LEN(n) bytes. */
 void	base64_encode(const uint8_t *, size_t, char *out);
 /* Returns decoded length or -1; out must hold 3 * (len / 4) bytes. */
 int	base64_decode(const char *, size_t len, uint8_t *out, size_t outmax);

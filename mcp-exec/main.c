@@ -219,7 +219,8 @@ cmd_serve(int argc, char *argv[])
 	log_init("mcp-exec", 1, verbose);
 	if (load_settings(srv.rules_dir, state, profile, &srv.conf,
 	    &srv.profile) == -1 ||
-	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL)
+	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL ||
+	    (srv.commands = commands_load(srv.rules_dir)) == NULL)
 		return 1;
 	if (audit != NULL && xsnprintf(srv.conf.server.audit_socket,
 	    sizeof(srv.conf.server.audit_socket), "%s", audit) == -1)
@@ -258,6 +259,7 @@ cmd_serve(int argc, char *argv[])
 	event_free(srv.reaper);
 	audit_client_close(&srv.audit);
 	patterns_free(srv.patterns);
+	commands_free(srv.commands);
 	sandbox_seccomp_free(&srv.seccomp);
 	event_base_free(srv.base);
 	return 0;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "audit_client.h"
+#include "commands.h"
 #include "patterns.h"
 #include "profile.h"
 #include "seccomp_filter.h"
@@ -28,6 +29,7 @@ struct server {
 	struct profile		 profile;	/* the default profile */
 	struct seccomp_prog	 seccomp;
 	struct patterns		*patterns;
+	struct commands		*commands;	/* run_command's allowlist */
 	struct audit_client	 audit;
 	char			**caller_argv;	/* wiped inside sandboxes */
 	struct session_list	 sessions;

@@ -17,7 +17,6 @@
 #include "util.h"
 
 #define ERR_MAX		512
-#define B64_LEN(n)	(4 * (((n) + 2) / 3) + 1)
 
 /* One execute_python call on its way. */
 struct pycall {
@@ -31,6 +30,9 @@ struct pycall {
 	size_t		 code_size;
 	unsigned	 timeout_ms;
 	json_t		*hits;
+	const char	*tool;		/* execute_python or run_command */
+	json_t		*argv;		/* run_command's, for the audit */
+	int		 oneshot;	/* close the session afterwards */
 };
 
 /* ------------------------------------------------------------ schemas */
@@ -110,11 +112,34 @@ close_session_tool(void)
 	    "additionalProperties", 0, "annotations", annotations(1, 1));
 }
 
+static json_t *
+run_command_tool(struct server *srv)
+{
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
+	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}}, "
+	    "s:[s], s:b}, s:o, s:o}",
+	    "name", "run_command", "title", "Run an allowlisted command",
+	    "description", "Runs one command from the operator's allowlist, "
+	    "without a shell, in a fresh sandbox with no network. Arguments "
+	    "must match the command's rules.",
+	    "inputSchema", "type", "object", "properties", "command", "type",
+	    "string", "enum", commands_names(srv->commands), "args", "type",
+	    "array", "items", "type", "string", "maxItems", COMMAND_ARGS_MAX,
+	    "files", "type", "array", "items", "type", "string", "maxItems",
+	    TOOL_FILES_MAX, "timeout_ms", "type", "integer", "minimum", 1,
+	    "required", "command", "additionalProperties", 0,
+	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
+}
+
 json_t *
 tools_list(struct server *srv)
 {
-	return json_pack("[o, o]", execute_python_tool(srv),
-	    close_session_tool());
+	json_t	*list = json_pack("[o, o]", execute_python_tool(srv),
+		    close_session_tool());
+
+	if (commands_count(srv->commands) > 0)
+		json_array_append_new(list, run_command_tool(srv));
+	return list;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -195,7 +220,7 @@ inline_images(struct pycall *pc, const char *sid, json_t *content,
 		    session_artifact(pc->srv, pc->principal, sid, name, &data,
 		    &len, &mime) == -1)
 			continue;
-		b64 = xmalloc(B64_LEN(len));
+		b64 = xmalloc(BASE64_LEN(len));
 		base64_encode((const uint8_t *)data, len, b64);
 		json_array_append_new(content, json_pack("{s:s, s:s, s:s}",
 		    "type", "image", "data", b64, "mimeType", mime));
@@ -209,7 +234,7 @@ static void
 audit_execution(struct pycall *pc, const struct call_result *r)
 {
 	const struct profile	*p = &pc->srv->profile;
-	json_t			*names = json_array(), *a;
+	json_t			*names = json_array(), *a, *ev;
 	size_t			 i;
 
 	json_array_foreach(r->artifacts, i, a)
@@ -217,7 +242,7 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		    "name", json_object_get(a, "name"), "sha256",
 		    json_object_get(a, "sha256"), "size", json_object_get(a,
 		    "size"), "mime", json_object_get(a, "mime")));
-	server_audit(pc->srv, json_pack("{s:s, s:s, s:s, s:s, s:I, "
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, "
 	    "s:{s:s, s:s}, s:{s:f, s:I, s:i, s:i}, s:s, s:i, s:I, s:I, s:I, "
 	    "s:o, s:s, s:O, s:s, s:b, s:b, s:b}",
 	    "event", "code_execution", "principal", pc->principal,
@@ -232,43 +257,97 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 	    (json_int_t)r->stderr_bytes, "artifacts", names, "decision",
 	    "allow", "pattern_hits", pc->hits, "profile", p->name, "timed_out",
 	    r->timed_out, "cancelled", r->cancelled, "session_lost",
-	    r->session_gone), 0, NULL, 0);
+	    r->session_gone);
+	if (ev != NULL) {
+		json_object_set_new(ev, "tool", json_string(pc->tool));
+		if (pc->argv != NULL)
+			json_object_set(ev, "argv", pc->argv);
+	}
+	server_audit(pc->srv, ev, 0, NULL, 0);
 }
 
 static void
-py_done(void *arg, const struct call_result *r)
+pycall_free(struct pycall *pc)
 {
-	struct pycall	*pc = arg;
-	json_t		*sc, *content;
-	char		*text;
+	json_decref(pc->progress_token);
+	json_decref(pc->hits);
+	json_decref(pc->argv);
+	free(pc);
+}
 
-	audit_execution(pc, r);
+struct deferred_close {
+	struct server	*srv;
+	char		 id[SESSION_ID_MAX];
+	char		 principal[PRINCIPAL_MAX];
+};
+
+/* After the call's callbacks are over: a one-shot's session goes. */
+static void
+close_later_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct deferred_close	*d = arg;
+	struct session		*s;
+
+	if ((s = session_find(d->srv, d->id, d->principal)) != NULL)
+		session_close(s, "one command run");
+	free(d);
+}
+
+static void
+close_later(struct pycall *pc, const char *sid)
+{
+	struct deferred_close	*d = xcalloc(1, sizeof(*d));
+	struct timeval		 now = { 0, 0 };
+
+	d->srv = pc->srv;
+	snprintf(d->id, sizeof(d->id), "%s", sid);
+	snprintf(d->principal, sizeof(d->principal), "%s", pc->principal);
+	if (event_base_once(pc->srv->base, -1, EV_TIMEOUT, close_later_cb, d,
+	    &now) == -1)
+		free(d);
+}
+
+static void
+py_done(void *arg, const struct call_result *res)
+{
+	struct pycall		*pc = arg;
+	struct call_result	 r = *res;
+	json_t			*sc, *content, *none = NULL;
+	char			*text;
+
+	/* A one-shot command's workspace goes with its sandbox. */
+	if (pc->oneshot) {
+		r.artifacts = none = json_array();
+		close_later(pc, r.session_id);
+	}
+	audit_execution(pc, &r);
 	if (pc->f->cancelled)
 		goto out;	/* a cancelled request gets no reply */
 	sc = json_pack("{s:s, s:s, s:s, s:i, s:b, s:b, s:I, s:I, s:I, s:O}",
-	    "session_id", r->session_id, "stdout", r->stdout_text, "stderr",
-	    r->stderr_text, "exit_code", r->exit_code, "truncated", r->truncated,
-	    "timed_out", r->timed_out, "duration_ms", (json_int_t)r->duration_ms,
-	    "stdout_bytes", (json_int_t)r->stdout_bytes, "stderr_bytes",
-	    (json_int_t)r->stderr_bytes, "artifacts", r->artifacts);
+	    "session_id", r.session_id, "stdout", r.stdout_text, "stderr",
+	    r.stderr_text, "exit_code", r.exit_code, "truncated", r.truncated,
+	    "timed_out", r.timed_out, "duration_ms", (json_int_t)r.duration_ms,
+	    "stdout_bytes", (json_int_t)r.stdout_bytes, "stderr_bytes",
+	    (json_int_t)r.stderr_bytes, "artifacts", r.artifacts);
+	if (pc->oneshot)
+		json_object_del(sc, "session_id");
 	text = json_dumps(sc, JSON_COMPACT);
 	content = json_pack("[{s:s, s:s}]", "type", "text", "text", text);
 	free(text);
-	if (r->session_gone)
+	if (r.session_gone && !pc->oneshot)
 		json_array_append_new(content, json_pack("{s:s, s:s}", "type",
 		    "text", "text", "The code did not stop when interrupted, "
 		    "so its sandbox was killed: the session's variables and "
 		    "files are gone. Start a new session."));
 	else
-		content = inline_images(pc, r->session_id, content, r->artifacts);
+		content = inline_images(pc, r.session_id, content, r.artifacts);
 	mcp_respond(pc->f->conn, pc->f->id, json_pack("{s:o, s:o, s:b}",
 	    "content", content, "structuredContent", sc, "isError",
-	    r->exit_code != 0 || r->timed_out));
+	    r.exit_code != 0 || r.timed_out));
 out:
+	json_decref(none);
 	inflight_done(pc->f);
-	json_decref(pc->progress_token);
-	json_decref(pc->hits);
-	free(pc);
+	pycall_free(pc);
 }
 
 static void
@@ -359,14 +438,66 @@ python_args(struct mcp_conn *c, const json_t *id, const json_t *args,
 	return 0;
 }
 
+/*
+ * Audits execution_started (on disk before anything runs) and starts the
+ * code in the session; the reply comes from py_done.  Takes hits and argv.
+ */
+static void
+start_call(struct mcp_conn *c, const json_t *id, struct session *s,
+    const char *code, size_t len, unsigned timeout, const json_t *token,
+    json_t *hits, const char *tool, json_t *argv, int oneshot)
+{
+	struct server		*srv = c->srv;
+	struct call_hooks	 hooks;
+	struct pycall		*pc;
+	char			 err[ERR_MAX];
+
+	pc = xcalloc(1, sizeof(*pc));
+	pc->srv = srv;
+	pc->hits = hits ? hits : json_array();
+	pc->argv = argv;
+	pc->tool = tool;
+	pc->oneshot = oneshot;
+	pc->timeout_ms = timeout;
+	pc->code_size = len;
+	snprintf(pc->principal, sizeof(pc->principal), "%s", c->principal);
+	memcpy(pc->code_hash, "sha256:", 7);
+	sha256_hex(code, len, pc->code_hash + 7);
+	if (server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, s:s}",
+	    "event", "execution_started", "principal", c->principal,
+	    "session_id", session_id(s), "code_hash", pc->code_hash,
+	    "code_size", (json_int_t)len, "pattern_hits", pc->hits, "tool",
+	    tool), 1, err, sizeof(err)) == -1 && server_audit_required(srv)) {
+		tool_error(c, id, "not run: the audit trail is unavailable (%s)",
+		    err);
+		goto fail;
+	}
+	pc->f = inflight_new(c, id);
+	pc->f->cancel = py_cancel;
+	pc->f->arg = pc;
+	pc->progress_token = token ? json_deep_copy(token) : NULL;
+	hooks.progress = py_progress;
+	hooks.done = py_done;
+	hooks.arg = pc;
+	if ((pc->call = session_exec(s, code, len, timeout, &hooks, err,
+	    sizeof(err))) == NULL) {
+		tool_error(c, id, "%s", err);
+		inflight_done(pc->f);
+		goto fail;
+	}
+	return;
+fail:
+	if (oneshot)
+		session_close(s, "not run");
+	pycall_free(pc);
+}
+
 static void
 execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
     const json_t *token)
 {
 	struct server		*srv = c->srv;
-	struct call_hooks	 hooks;
 	struct session		*s;
-	struct pycall		*pc;
 	const json_t		*files, *v;
 	const char		*code, *sid, *rule = NULL;
 	char			 err[ERR_MAX], name[256];
@@ -417,41 +548,122 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 			return;
 		}
 	}
-	pc = xcalloc(1, sizeof(*pc));
-	pc->srv = srv;
-	pc->hits = hits;
-	pc->timeout_ms = timeout;
-	pc->code_size = len;
-	snprintf(pc->principal, sizeof(pc->principal), "%s", c->principal);
-	memcpy(pc->code_hash, "sha256:", 7);
-	sha256_hex(code, len, pc->code_hash + 7);
-	/* Written and on disk before a single line of the code runs. */
-	if (server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O}",
-	    "event", "execution_started", "principal", c->principal,
-	    "session_id", session_id(s), "code_hash", pc->code_hash,
-	    "code_size", (json_int_t)len, "pattern_hits", hits), 1, err,
-	    sizeof(err)) == -1 && server_audit_required(srv)) {
-		tool_error(c, id, "not run: the audit trail is unavailable (%s)",
-		    err);
-		json_decref(hits);
-		free(pc);
+	start_call(c, id, s, code, len, timeout, token, hits, "execute_python",
+	    NULL, 0);
+}
+
+/* The code the driver runs for a command: no shell, argv as given. */
+static char *
+launcher(const char *path, const json_t *args)
+{
+	json_t	*argv = json_pack("[s]", path);
+	char	*list, *code;
+	size_t	 n;
+
+	json_array_extend(argv, (json_t *)args);
+	/* A JSON list of strings is a Python list literal. */
+	list = json_dumps(argv, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(argv);
+	if (list == NULL)
+		return NULL;
+	n = strlen(list) + 256;
+	code = xmalloc(n);
+	snprintf(code, n, "import subprocess, sys\n"
+	    "r = subprocess.run(%s, stdin=subprocess.DEVNULL)\n"
+	    "sys.exit(128 - r.returncode if r.returncode < 0 else "
+	    "r.returncode)\n", list);
+	free(list);
+	return code;
+}
+
+static void
+run_command(struct mcp_conn *c, const json_t *id, const json_t *args,
+    const json_t *token)
+{
+	static const char *const allowed[] = { "command", "args", "files",
+	    "timeout_ms", NULL };
+	struct server	*srv = c->srv;
+	struct session	*s;
+	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
+	const char	*name, *path;
+	char		 err[ERR_MAX], fname[256], *code;
+	json_t		*empty = NULL;
+	unsigned	 timeout = srv->profile.timeout_default_ms;
+	size_t		 i;
+
+	if (check_args(c, id, args, allowed) == -1)
+		return;
+	if ((name = json_string_value(json_object_get(args, "command"))) ==
+	    NULL) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.command: a "
+		    "string is required");
 		return;
 	}
-	pc->f = inflight_new(c, id);
-	pc->f->cancel = py_cancel;
-	pc->f->arg = pc;
-	pc->progress_token = token ? json_deep_copy(token) : NULL;
-	hooks.progress = py_progress;
-	hooks.done = py_done;
-	hooks.arg = pc;
-	if ((pc->call = session_exec(s, code, len, timeout, &hooks, err,
-	    sizeof(err))) == NULL) {
-		tool_error(c, id, "%s", err);
-		inflight_done(pc->f);
-		json_decref(pc->progress_token);
-		json_decref(hits);
-		free(pc);
+	if (cargs == NULL)
+		cargs = empty = json_array();
+	if (!json_is_array(cargs) || json_array_size(cargs) > COMMAND_ARGS_MAX) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.args: an array "
+		    "of at most %d strings", COMMAND_ARGS_MAX);
+		goto out;
 	}
+	json_array_foreach(cargs, i, v) {
+		if (!json_is_string(v)) {
+			mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.args[%zu]: "
+			    "a string", i);
+			goto out;
+		}
+	}
+	files = json_object_get(args, "files");
+	if (files != NULL && (!json_is_array(files) ||
+	    json_array_size(files) > TOOL_FILES_MAX)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.files: an array "
+		    "of at most %d paths", TOOL_FILES_MAX);
+		goto out;
+	}
+	if ((v = json_object_get(args, "timeout_ms")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1) {
+			mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.timeout_ms:"
+			    " a positive integer");
+			goto out;
+		}
+		if (json_integer_value(v) > srv->profile.timeout_max_ms) {
+			tool_error(c, id, "timeout_ms is above this profile's "
+			    "maximum of %u", srv->profile.timeout_max_ms);
+			goto out;
+		}
+		timeout = (unsigned)json_integer_value(v);
+	}
+	if ((path = commands_check(srv->commands, name, cargs, err,
+	    sizeof(err))) == NULL) {
+		refuse(srv, c->principal, err, name);
+		tool_error(c, id, "refused: %s", err);
+		goto out;
+	}
+	if ((s = session_create(srv, c->principal, err, sizeof(err))) == NULL) {
+		refuse(srv, c->principal, err, NULL);
+		tool_error(c, id, "%s", err);
+		goto out;
+	}
+	json_array_foreach(files, i, v) {
+		if (!json_is_string(v) || session_stage(s, json_string_value(v),
+		    fname, sizeof(fname), err, sizeof(err)) == -1) {
+			tool_error(c, id, "%s", json_is_string(v) ? err :
+			    "files: strings only");
+			session_close(s, "not run");
+			goto out;
+		}
+	}
+	if ((code = launcher(path, cargs)) == NULL) {
+		mcp_error(c, id, RPC_INTERNAL_ERROR, "internal error");
+		session_close(s, "not run");
+		goto out;
+	}
+	start_call(c, id, s, code, strlen(code), timeout, token, NULL,
+	    "run_command", json_pack("{s:s, s:O}", "command", name, "args",
+	    cargs), 1);
+	free(code);
+out:
+	json_decref(empty);
 }
 
 static void
@@ -505,108 +717,10 @@ tools_call(struct mcp_conn *c, const json_t *id, const json_t *params)
 		execute_python(c, id, args, token);
 	else if (strcmp(name, "close_session") == 0)
 		close_session(c, id, args);
+	else if (strcmp(name, "run_command") == 0 &&
+	    commands_count(c->srv->commands) > 0)
+		run_command(c, id, args, token);
 	else
 		mcp_error(c, id, RPC_INVALID_PARAMS, "unknown tool: %.64s", name);
 	json_decref(empty);
-}
-
-/* ------------------------------------------------------------ resources */
-
-void
-resources_list(struct mcp_conn *c, const json_t *id, const json_t *params)
-{
-	mcp_respond(c, id, json_pack("{s:o}", "resources",
-	    session_resources(c->srv, c->principal)));
-}
-
-void
-resources_templates(struct mcp_conn *c, const json_t *id,
-    const json_t *params)
-{
-	mcp_respond(c, id, json_pack("{s:[{s:s, s:s, s:s, s:s}]}",
-	    "resourceTemplates", "uriTemplate", ARTIFACT_URI_PREFIX
-	    "{session_id}/artifacts/{name}", "name", "artifact", "title",
-	    "A file a session left in /workspace", "description", "Readable "
-	    "by the principal that owns the session, while it lives."));
-}
-
-static int
-hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decodes in place; -1 on a bad escape or a decoded NUL. */
-static int
-pct_decode(char *s)
-{
-	char	*r = s, *w = s;
-	int	 hi, lo;
-
-	while (*r != '\0') {
-		if (*r != '%') {
-			*w++ = *r++;
-			continue;
-		}
-		if ((hi = hexval(r[1])) == -1 || (lo = hexval(r[2])) == -1 ||
-		    (hi == 0 && lo == 0))
-			return -1;
-		*w++ = (char)(hi << 4 | lo);
-		r += 3;
-	}
-	*w = '\0';
-	return 0;
-}
-
-void
-resources_read(struct mcp_conn *c, const json_t *id, const json_t *params)
-{
-	const char	*uri = json_string_value(json_object_get(params, "uri"));
-	const char	*mime;
-	char		 sid[SESSION_ID_MAX], name[1024], *slash, *data, *b64;
-	size_t		 plen = strlen(ARTIFACT_URI_PREFIX), len;
-	json_t		*content;
-
-	if (uri == NULL) {
-		mcp_error(c, id, RPC_INVALID_PARAMS, "params.uri: a string is "
-		    "required");
-		return;
-	}
-	if (strncmp(uri, ARTIFACT_URI_PREFIX, plen) != 0 ||
-	    (slash = strstr(uri + plen, "/artifacts/")) == NULL ||
-	    (size_t)(slash - uri - plen) >= sizeof(sid) ||
-	    xsnprintf(name, sizeof(name), "%s", slash + 11) == -1 ||
-	    pct_decode(name) == -1)
-		goto notfound;
-	memcpy(sid, uri + plen, (size_t)(slash - uri - plen));
-	sid[slash - uri - plen] = '\0';
-	if (session_artifact(c->srv, c->principal, sid, name, &data, &len,
-	    &mime) == -1)
-		goto notfound;
-	if (strncmp(mime, "text/", 5) == 0 || strcmp(mime, "application/json") ==
-	    0 || strcmp(mime, "image/svg+xml") == 0) {
-		/* Text kinds were checked to be UTF-8 when collected. */
-		content = json_pack("{s:s, s:s, s:s%}", "uri", uri, "mimeType",
-		    mime, "text", data, len);
-	} else {
-		b64 = xmalloc(B64_LEN(len));
-		base64_encode((const uint8_t *)data, len, b64);
-		content = json_pack("{s:s, s:s, s:s}", "uri", uri, "mimeType",
-		    mime, "blob", b64);
-		free(b64);
-	}
-	free(data);
-	if (content == NULL)
-		goto notfound;
-	mcp_respond(c, id, json_pack("{s:[o]}", "contents", content));
-	return;
-notfound:
-	/* Unknown and not-yours look the same. */
-	mcp_error(c, id, MCP_RESOURCE_NOT_FOUND, "resource not found");
 }
