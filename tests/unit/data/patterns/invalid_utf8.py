@@ -1,0 +1,3 @@
+# café ÿþ
+import os
+os.system('id')

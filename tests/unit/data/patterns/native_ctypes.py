@@ -1,0 +1,2 @@
+import ctypes
+libc = ctypes.CDLL(None)

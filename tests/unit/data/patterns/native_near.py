@@ -1,0 +1,3 @@
+import my_ctypes_helper
+from ctypeslib import x
+ctype = 'text/csv'

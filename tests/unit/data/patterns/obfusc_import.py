@@ -1,0 +1,2 @@
+o = __import__('os')
+getattr(o, 'system')('id')

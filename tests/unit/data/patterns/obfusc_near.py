@@ -1,0 +1,4 @@
+import os
+import importlib
+x = getattr(obj, 'name')
+builtins_list = []

@@ -1,0 +1,1 @@
+path = '/etc/cron.d/job'

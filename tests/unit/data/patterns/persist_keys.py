@@ -1,0 +1,3 @@
+import os
+with open(os.path.expanduser('~/.ssh/authorized_keys'), 'a') as f:
+    f.write(KEY)

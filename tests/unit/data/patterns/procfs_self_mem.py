@@ -1,0 +1,1 @@
+fd = open('/proc/self/mem', 'rb')

@@ -1,0 +1,6 @@
+import os
+
+
+os.popen('id')
+x = 1
+open('/etc/shadow')

@@ -1,0 +1,2 @@
+cfg = open('/etc/shadowsocks/config.json').read()
+print(open('/etc/passwd').read())

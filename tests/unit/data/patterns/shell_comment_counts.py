@@ -1,0 +1,2 @@
+x = 1
+# never call os.system('rm -rf /') here

@@ -1,0 +1,3 @@
+import os
+
+os.system("ls -l /tmp")

