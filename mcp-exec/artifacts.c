@@ -333,6 +333,7 @@ artifact_sniff(const uint8_t *p, size_t len, int complete)
 
 struct walk {
 	const struct artifact_rules	*rules;
+	const json_t			*known;
 	const char			*uri_prefix;
 	json_t				*found;
 	json_t				*skipped;
@@ -507,6 +508,17 @@ write_out(struct walk *w, int outfd, const char *name, const char *rel,
 	return 0;
 }
 
+/* Whether the caller already holds rel with this content. */
+static int
+already_known(const struct walk *w, const char *rel, const char *hex)
+{
+	const char	*sha;
+
+	sha = json_string_value(json_object_get(json_object_get(w->known, rel),
+	    "sha256"));
+	return sha != NULL && strcmp(sha, hex) == 0;
+}
+
 /* A regular file with one link: size caps, then content, then copy. */
 static int
 take_file(struct walk *w, int fd, const struct stat *st, int outfd,
@@ -554,11 +566,15 @@ take_file(struct walk *w, int fd, const struct stat *st, int outfd,
 		skip(w, rel, "type %s not allowed", artifact_type_name(t));
 		goto out;
 	}
+	sha256_hex(data, len, hex);
+	w->count++;
+	w->total += len;
+	if (already_known(w, rel, hex))
+		goto out;
 	if (write_out(w, outfd, name, rel, data, len) == -1) {
 		rv = -1;
 		goto out;
 	}
-	sha256_hex(data, len, hex);
 	uri = artifact_uri(w->uri_prefix, rel);
 	o = json_pack("{s:s, s:s, s:s, s:I, s:s}", "name", rel, "uri", uri,
 	    "mime", artifact_mime(t), "size", (json_int_t)len, "sha256", hex);
@@ -568,8 +584,6 @@ take_file(struct walk *w, int fd, const struct stat *st, int outfd,
 		rv = -1;
 		goto out;
 	}
-	w->count++;
-	w->total += len;
 	goto out;
 over_total:
 	skip(w, rel, "artifacts exceed %llu bytes in all",
@@ -732,8 +746,8 @@ walk_dir(struct walk *w, int fd, int outfd, const char *prefix, int depth)
 
 int
 artifacts_collect(int dirfd, const struct artifact_rules *rules, int outfd,
-    const char *uri_prefix, json_t **found, json_t **skipped, char *err,
-    size_t errlen)
+    const json_t *known, const char *uri_prefix, json_t **found,
+    json_t **skipped, char *err, size_t errlen)
 {
 	struct walk	 w;
 	char		 reason[64];
@@ -741,6 +755,7 @@ artifacts_collect(int dirfd, const struct artifact_rules *rules, int outfd,
 
 	memset(&w, 0, sizeof(w));
 	w.rules = rules;
+	w.known = known;
 	w.uri_prefix = uri_prefix != NULL ? uri_prefix : "";
 	w.err = err;
 	w.errlen = errlen;

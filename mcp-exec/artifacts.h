@@ -50,11 +50,14 @@ int		 artifact_sniff(const uint8_t *p, size_t len, int complete);
  * O_NOFOLLOW) recursively.  Each accepted file is copied into outfd (a
  * directory, subdirectories created as needed) and described in *found as
  * {name, uri, mime, size, sha256} with uri = uri_prefix + name; every entry
- * not taken is in *skipped as {name, reason}.  Returns 0, or -1 with err
- * when the walk itself failed (I/O on our side).
+ * not taken is in *skipped as {name, reason}.  known (may be NULL) maps
+ * names to {sha256} the caller already holds: a file with the same content
+ * counts against the caps but is neither copied nor listed.  Returns 0, or
+ * -1 with err when the walk itself failed (I/O on our side).
  */
 int		 artifacts_collect(int dirfd, const struct artifact_rules *,
-		    int outfd, const char *uri_prefix, json_t **found,
-		    json_t **skipped, char *err, size_t errlen);
+		    int outfd, const json_t *known, const char *uri_prefix,
+		    json_t **found, json_t **skipped, char *err,
+		    size_t errlen);
 
 #endif

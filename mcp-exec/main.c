@@ -1,10 +1,10 @@
 /*
  * mcp-exec: runs untrusted code in sandboxes.  As an MCP server (stdio by
- * default) it offers execute_python, close_session and session artifacts;
- * `mcp-exec run` runs one command in a fresh sandbox and prints one JSON
- * object.  Runs as root (namespaces, cgroups, uid maps); trusts its
- * command line and the rules directory, nothing clients or sandboxed code
- * send it.
+ * default, Streamable HTTP with --http) it offers execute_python,
+ * close_session and session artifacts; `mcp-exec run` runs one command in
+ * a fresh sandbox and prints one JSON object.  Runs as root (namespaces,
+ * cgroups, uid maps); trusts its command line and the rules directory,
+ * nothing clients or sandboxed code send it.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -20,6 +20,7 @@
 #include "run.h"
 #include "server.h"
 #include "session.h"
+#include "transport_http.h"
 #include "transport_stdio.h"
 #include "util.h"
 
@@ -29,8 +30,10 @@ static __attribute__((noreturn)) void
 usage(void)
 {
 	fprintf(stderr,
-	    "usage: mcp-exec [-dnv] [--stdio] [--rules DIR] [--profile NAME]\n"
-	    "                [--state-dir DIR] [--audit-socket PATH]\n"
+	    "usage: mcp-exec [-dnv] [--stdio | --http [ADDR:]PORT] "
+	    "[--rules DIR]\n"
+	    "                [--profile NAME] [--state-dir DIR] "
+	    "[--audit-socket PATH]\n"
 	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR] -- CMD [ARG...]\n");
@@ -171,6 +174,7 @@ cmd_serve(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "stdio", no_argument, NULL, 'i' },
+		{ "http", required_argument, NULL, 'H' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "state-dir", required_argument, NULL, 's' },
@@ -183,13 +187,21 @@ cmd_serve(int argc, char *argv[])
 	const char	*profile = NULL, *state = NULL, *audit = NULL;
 	char		 err[1024];
 	int		 ch, check_only = 0, verbose = 0, i;
+	struct http_tr	*http = NULL;
+	const char	*http_listen = NULL;
+	int		 use_stdio = 0;
 
 	memset(&srv, 0, sizeof(srv));
 	srv.rules_dir = DEFAULT_RULES;
 	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
+			break;
 		case 'i':
+			use_stdio = 1;
+			break;
+		case 'H':
+			http_listen = optarg;
 			break;
 		case 'n':
 			check_only = 1;
@@ -213,7 +225,7 @@ cmd_serve(int argc, char *argv[])
 			usage();
 		}
 	}
-	if (optind != argc)
+	if (optind != argc || (use_stdio && http_listen != NULL))
 		usage();
 	/* stdout is the protocol's: logs go to stderr. */
 	log_init("mcp-exec", 1, verbose);
@@ -221,6 +233,10 @@ cmd_serve(int argc, char *argv[])
 	    &srv.profile) == -1 ||
 	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL ||
 	    (srv.commands = commands_load(srv.rules_dir)) == NULL)
+		return 1;
+	/* --http: stdin is not read; the server runs until SIGTERM. */
+	if (http_listen != NULL &&
+	    (http = transport_http_new(&srv, http_listen)) == NULL)
 		return 1;
 	if (audit != NULL && xsnprintf(srv.conf.server.audit_socket,
 	    sizeof(srv.conf.server.audit_socket), "%s", audit) == -1)
@@ -237,11 +253,11 @@ cmd_serve(int argc, char *argv[])
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sandbox_seccomp_builtin(&srv.seccomp);
-	srv.audit.fd = -1;
 	srv.caller_argv = argv;
 	LIST_INIT(&srv.sessions);
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
+	server_audit_init(&srv);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
 	tv.tv_usec = 0;
@@ -250,14 +266,16 @@ cmd_serve(int argc, char *argv[])
 	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
 	for (i = 0; i < 2; i++)
 		event_add(sigs[i], NULL);
-	if (transport_stdio_start(&srv) == -1)
+	if ((http != NULL ? transport_http_start(http) :
+	    transport_stdio_start(&srv)) == -1)
 		return 1;
 	event_base_dispatch(srv.base);
 	sessions_close_all(&srv, "mcp-exec stopped");
+	transport_http_free(http);
 	for (i = 0; i < 2; i++)
 		event_free(sigs[i]);
 	event_free(srv.reaper);
-	audit_client_close(&srv.audit);
+	server_audit_shutdown(&srv);
 	patterns_free(srv.patterns);
 	commands_free(srv.commands);
 	sandbox_seccomp_free(&srv.seccomp);

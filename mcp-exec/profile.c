@@ -75,12 +75,42 @@ get_path(struct conf_ctx *ctx, const json_t *obj, const char *key, char *out,
 		conf_error(ctx, json_object_get(obj, key), "%s: too long", key);
 }
 
+/*
+ * Origins the HTTP transport accepts from browsers besides its own
+ * loopback ones: "http(s)://host[:port]", compared whole.
+ */
+static void
+origins_list(struct conf_ctx *ctx, const json_t *arr, struct server_conf *s)
+{
+	const json_t	*v;
+	const char	*o, *host;
+	size_t		 i;
+
+	json_array_foreach(arr, i, v) {
+		o = json_string_value(v);
+		host = o == NULL ? NULL : strncmp(o, "http://", 7) == 0 ?
+		    o + 7 : strncmp(o, "https://", 8) == 0 ? o + 8 : NULL;
+		if (host == NULL || host[0] == '\0' ||
+		    strpbrk(host, "/?#@ \t") != NULL ||
+		    s->norigins == ORIGINS_MAX ||
+		    xsnprintf(s->allowed_origins[s->norigins], ORIGIN_MAX, "%s",
+		    o) == -1) {
+			conf_error(ctx, v, "allowed_origins: at most %d of "
+			    "http(s)://host[:port], without a path",
+			    ORIGINS_MAX);
+			continue;
+		}
+		s->norigins++;
+	}
+}
+
 static void
 server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 {
 	static const char *const keys[] = { "local_principal",
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
-	    "inline_image_max", "sessions", "max_code_bytes", NULL };
+	    "inline_image_max", "sessions", "max_code_bytes",
+	    "allowed_origins", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", NULL };
 	json_t		*sub;
@@ -109,6 +139,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	get_path(ctx, o, "driver_dir", s->driver_dir, sizeof(s->driver_dir));
 	if (conf_get_size(ctx, o, "inline_image_max", 0, 16 * MiB, &u) == 1)
 		s->inline_image_max = (size_t)u;
+	if (conf_get_array(ctx, o, "allowed_origins", &sub) == 1)
+		origins_list(ctx, sub, s);
 	if (conf_get_object(ctx, o, "sessions", &sub) == 1) {
 		conf_check_keys(ctx, sub, skeys);
 		if (conf_get_int(ctx, sub, "idle_timeout_s", 1, 86400, &i) == 1)

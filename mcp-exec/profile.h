@@ -18,6 +18,8 @@
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
 #define PRINCIPAL_MAX		256
+#define ORIGINS_MAX		16	/* server.allowed_origins (HTTP) */
+#define ORIGIN_MAX		256
 
 /* The MCP server's own settings (the `server:` section). */
 struct server_conf {
@@ -32,6 +34,9 @@ struct server_conf {
 	unsigned	max_sessions;
 	unsigned	max_sessions_per_principal;
 	size_t		max_code_bytes;
+	/* --http: browser Origins accepted besides the loopback ones. */
+	char		allowed_origins[ORIGINS_MAX][ORIGIN_MAX];
+	unsigned	norigins;
 };
 
 struct mcpexec_conf {

@@ -150,7 +150,7 @@ collect(const struct run_request *rq, const char *dir, const char *id,
 		close(infd);
 		return;
 	}
-	if (artifacts_collect(infd, &rq->profile->artifacts, outfd, uri, &found,
+	if (artifacts_collect(infd, &rq->profile->artifacts, outfd, NULL, uri, &found,
 	    &skipped, err, sizeof(err)) == -1) {
 		log_warnx("artifacts: %s", err);
 		found = json_array();

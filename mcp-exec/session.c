@@ -66,9 +66,11 @@ struct session {
 	int			 started;
 	int			 ctl;		/* control socket, our end */
 	struct event		*ctl_ev;
+	int			 wsfd;		/* O_PATH: its /workspace */
 	uint8_t			 ctl_buf[DRIVER_MSG_MAX + FRAME_HDR_LEN];
 	size_t			 ctl_len;
 	struct call		*call;
+	int			 held;		/* a call is about to start */
 	uint64_t		 next_exec;
 	uint64_t		 last_used;	/* mono ms */
 	struct stage		 staged;
@@ -138,6 +140,7 @@ session_create(struct server *srv, const char *principal, char *err,
 	const struct server_conf	*sc = &srv->conf.server;
 	struct session			*s;
 	json_t				*ready;
+	char				 ws[PATH_MAX];
 	int				 sv[2] = { -1, -1 }, null = -1;
 	struct timeval			 tv = { CTL_SEND_TIMEOUT_S, 0 };
 
@@ -150,7 +153,7 @@ session_create(struct server *srv, const char *principal, char *err,
 	}
 	s = xcalloc(1, sizeof(*s));
 	s->srv = srv;
-	s->ctl = -1;
+	s->ctl = s->wsfd = -1;
 	new_session_id(s->id);
 	snprintf(s->principal, sizeof(s->principal), "%s", principal);
 	s->limits = srv->profile.limits;
@@ -209,12 +212,18 @@ session_create(struct server *srv, const char *principal, char *err,
 		snprintf(err, errlen, "control socket: %s", strerror(errno));
 		goto fail;
 	}
+	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
+	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    mkdir_p(s->store, 0700) == -1) {
+		snprintf(err, errlen, "artifact store: %s", strerror(errno));
+		goto fail;
+	}
 	s->last_used = mono_ms();
 	LIST_INSERT_HEAD(&srv->sessions, s, entry);
 	srv->nsessions++;
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
 	    "session_created", "principal", s->principal, "session_id", s->id,
-	    "profile", srv->profile.name, "sandbox", s->spec.id), 0, NULL, 0);
+	    "profile", srv->profile.name, "sandbox", s->spec.id));
 	return s;
 fail:
 	if (sv[1] != -1)
@@ -225,6 +234,10 @@ fail:
 		close(s->ctl);
 	if (s->ctl_ev != NULL)
 		event_free(s->ctl_ev);
+	if (s->wsfd != -1)
+		close(s->wsfd);
+	if (s->store[0] != '\0')
+		(void)rmtree(s->store);
 	if (s->started)
 		sandbox_destroy(&s->sb);
 	json_decref(s->seen);
@@ -252,7 +265,14 @@ session_id(const struct session *s)
 int
 session_busy(const struct session *s)
 {
-	return s->call != NULL;
+	return s->call != NULL || s->held;
+}
+
+void
+session_hold(struct session *s, int on)
+{
+	s->held = on;
+	s->last_used = mono_ms();
 }
 
 int
@@ -292,9 +312,10 @@ session_close(struct session *s, const char *reason)
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
 	    strcmp(reason, "expired") == 0 ? "session_expired" :
 	    "session_closed", "principal", s->principal, "session_id", s->id,
-	    "reason", reason), 0, NULL, 0);
+	    "reason", reason));
 	event_free(s->ctl_ev);
 	close(s->ctl);
+	close(s->wsfd);
 	sandbox_destroy(&s->sb);
 	if (rmtree(s->store) == -1 && errno != ENOENT)
 		log_warn("removing %s", s->store);
@@ -317,29 +338,24 @@ sessions_reap(struct server *srv)
 
 	for (s = LIST_FIRST(&srv->sessions); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
-		if (s->call == NULL && mono_ms() - s->last_used >= idle)
+		if (!session_busy(s) && mono_ms() - s->last_used >= idle)
 			session_close(s, "expired");
 	}
 }
 
 /* ------------------------------------------------------------ artifacts */
 
-/* Moves what changed since the last call from incoming/ into the store. */
+/* Moves the new and changed artifacts from incoming/ into the store. */
 static json_t *
 keep_changed(struct session *s, const char *incoming, json_t *found)
 {
-	json_t		*changed = json_array(), *a, *prev;
-	const char	*name, *sha;
+	json_t		*changed = json_array(), *a;
+	const char	*name;
 	char		 from[PATH_MAX], to[PATH_MAX], *slash;
 	size_t		 i;
 
 	json_array_foreach(found, i, a) {
 		name = json_string_value(json_object_get(a, "name"));
-		sha = json_string_value(json_object_get(a, "sha256"));
-		prev = json_object_get(s->seen, name);
-		if (prev != NULL && strcmp(json_string_value(json_object_get(prev,
-		    "sha256")), sha) == 0)
-			continue;
 		if (xsnprintf(from, sizeof(from), "%s/%s", incoming, name) == -1 ||
 		    xsnprintf(to, sizeof(to), "%s/%s", s->store, name) == -1)
 			continue;
@@ -352,52 +368,60 @@ keep_changed(struct session *s, const char *incoming, json_t *found)
 			log_warn("artifact %s", to);
 			continue;
 		}
-		json_object_set_new(s->seen, name, json_pack("{s:s, s:O, s:O}",
-		    "sha256", sha, "mime", json_object_get(a, "mime"), "uri",
-		    json_object_get(a, "uri")));
+		json_object_set_new(s->seen, name, json_pack("{s:O, s:O, s:O}",
+		    "sha256", json_object_get(a, "sha256"), "mime",
+		    json_object_get(a, "mime"), "uri", json_object_get(a, "uri")));
 		json_array_append(changed, a);
 	}
 	return changed;
 }
 
+/*
+ * What the call left in the workspace that is new or changed.  Files the
+ * session already reported with the same content are not copied again,
+ * so a call that makes none costs a directory walk.
+ */
 static void
 collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
 {
 	const struct profile	*p = &s->srv->profile;
-	char			 ws[PATH_MAX], incoming[PATH_MAX], uri[PATH_MAX];
-	char			 err[256];
+	char			 incoming[PATH_MAX], uri[PATH_MAX], err[256];
 	json_t			*found = NULL;
-	int			 wsfd = -1, infd = -1, outfd = -1;
+	int			 infd = -1, outfd = -1;
 
 	*changed = json_array();
 	*skipped = NULL;
-	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
-	    xsnprintf(incoming, sizeof(incoming), "%s/.incoming", s->store) ==
+	if (xsnprintf(incoming, sizeof(incoming), "%s/.incoming", s->store) ==
 	    -1 || xsnprintf(uri, sizeof(uri), "stockade://sessions/%s/artifacts/",
 	    s->id) == -1)
 		return;
-	if ((wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (infd = openat_beneath(wsfd, p->artifact_dir[0] ? p->artifact_dir :
-	    ".", O_RDONLY | O_DIRECTORY)) == -1)
+	if ((infd = openat_beneath(s->wsfd, p->artifact_dir[0] ?
+	    p->artifact_dir : ".", O_RDONLY | O_DIRECTORY)) == -1)
+		return;
+	/* Left over only if an earlier collection failed half-way. */
+	if (mkdir(incoming, 0700) == -1 && (errno != EEXIST ||
+	    rmtree(incoming) == -1 || mkdir(incoming, 0700) == -1)) {
+		log_warn("artifacts: %s", incoming);
+		close(infd);
+		return;
+	}
+	if ((outfd = open(incoming, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		goto out;
-	(void)rmtree(incoming);
-	if (mkdir_p(incoming, 0700) == -1 ||
-	    (outfd = open(incoming, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		goto out;
-	if (artifacts_collect(infd, &p->artifacts, outfd, uri, &found, skipped,
-	    err, sizeof(err)) == -1) {
+	if (artifacts_collect(infd, &p->artifacts, outfd, s->seen, uri,
+	    &found, skipped, err, sizeof(err)) == -1) {
 		log_warnx("artifacts of %s: %s", s->id, err);
 		goto out;
 	}
-	json_decref(*changed);
-	*changed = keep_changed(s, incoming, found);
+	if (json_array_size(found) > 0) {
+		json_decref(*changed);
+		*changed = keep_changed(s, incoming, found);
+	}
 out:
+	/* Empty unless something was found (its directories remain). */
+	if (rmdir(incoming) == -1 && rmtree(incoming) == -1)
+		log_warn("artifacts: %s", incoming);
 	json_decref(found);
-	(void)rmtree(incoming);
-	if (wsfd != -1)
-		close(wsfd);
-	if (infd != -1)
-		close(infd);
+	close(infd);
 	if (outfd != -1)
 		close(outfd);
 }

@@ -56,7 +56,9 @@ struct session	*session_create(struct server *, const char *principal,
 struct session	*session_find(struct server *, const char *id,
 		    const char *principal);
 const char	*session_id(const struct session *);
+/* Running a call, or held for one about to start. */
 int		 session_busy(const struct session *);
+void		 session_hold(struct session *, int on);
 /* Stages a host file into the session's /inputs. */
 int		 session_stage(struct session *, const char *path, char *name,
 		    size_t namelen, char *err, size_t errlen);

@@ -23,6 +23,9 @@ struct pycall {
 	struct inflight	*f;
 	struct server	*srv;
 	struct call	*call;
+	char		 sid[SESSION_ID_MAX];
+	char		*code;		/* until it runs */
+	size_t		 code_len;
 	json_t		*progress_token;
 	uint64_t	 progress;
 	char		 principal[PRINCIPAL_MAX];
@@ -190,7 +193,7 @@ refuse(struct server *srv, const char *principal, const char *reason,
 {
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
 	    "call_refused", "principal", principal, "reason", reason, "tool",
-	    "execute_python", "rule_id", rule), 0, NULL, 0);
+	    "execute_python", "rule_id", rule));
 }
 
 /* ------------------------------------------------------------ results */
@@ -263,12 +266,13 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		if (pc->argv != NULL)
 			json_object_set(ev, "argv", pc->argv);
 	}
-	server_audit(pc->srv, ev, 0, NULL, 0);
+	server_audit(pc->srv, ev);
 }
 
 static void
 pycall_free(struct pycall *pc)
 {
+	free(pc->code);
 	json_decref(pc->progress_token);
 	json_decref(pc->hits);
 	json_decref(pc->argv);
@@ -439,8 +443,56 @@ python_args(struct mcp_conn *c, const json_t *id, const json_t *args,
 }
 
 /*
- * Audits execution_started (on disk before anything runs) and starts the
- * code in the session; the reply comes from py_done.  Takes hits and argv.
+ * execution_started is on disk (or could not be written): the code runs
+ * now, unless the audit is required and failed, the call was cancelled
+ * meanwhile, or the session went away.
+ */
+static void
+py_started(void *arg, int audited, const char *audit_err)
+{
+	struct pycall		*pc = arg;
+	struct server		*srv = pc->srv;
+	struct call_hooks	 hooks;
+	struct session		*s;
+	char			 err[ERR_MAX];
+
+	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
+		session_hold(s, 0);
+	if (!audited && server_audit_required(srv))
+		snprintf(err, sizeof(err), "not run: the audit trail is "
+		    "unavailable (%s)", audit_err);
+	else if (pc->f->cancelled) {
+		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+		    "event", "call_refused", "principal", pc->principal,
+		    "reason", "cancelled before it ran", "tool", pc->tool,
+		    "session_id", pc->sid, "code_hash", pc->code_hash));
+		goto out;
+	} else if (s == NULL || srv->stopping)
+		snprintf(err, sizeof(err), "session not found");
+	else {
+		hooks.progress = py_progress;
+		hooks.done = py_done;
+		hooks.arg = pc;
+		pc->call = session_exec(s, pc->code, pc->code_len,
+		    pc->timeout_ms, &hooks, err, sizeof(err));
+		free(pc->code);
+		pc->code = NULL;
+		if (pc->call != NULL)
+			return;
+	}
+	if (!pc->f->cancelled)
+		tool_error(pc->f->conn, pc->f->id, "%s", err);
+out:
+	inflight_done(pc->f);
+	if (pc->oneshot && s != NULL)
+		session_close(s, "not run");
+	pycall_free(pc);
+}
+
+/*
+ * Audits execution_started, to be on disk before the code runs; the call
+ * starts in py_started and is answered from py_done.  Meanwhile the
+ * session is held and the request can be cancelled.  Takes hits and argv.
  */
 static void
 start_call(struct mcp_conn *c, const json_t *id, struct session *s,
@@ -448,7 +500,6 @@ start_call(struct mcp_conn *c, const json_t *id, struct session *s,
     json_t *hits, const char *tool, json_t *argv, int oneshot)
 {
 	struct server		*srv = c->srv;
-	struct call_hooks	 hooks;
 	struct pycall		*pc;
 	char			 err[ERR_MAX];
 
@@ -459,37 +510,25 @@ start_call(struct mcp_conn *c, const json_t *id, struct session *s,
 	pc->tool = tool;
 	pc->oneshot = oneshot;
 	pc->timeout_ms = timeout;
-	pc->code_size = len;
+	pc->code = xmalloc(len + 1);
+	memcpy(pc->code, code, len);
+	pc->code[len] = '\0';
+	pc->code_len = pc->code_size = len;
+	snprintf(pc->sid, sizeof(pc->sid), "%s", session_id(s));
 	snprintf(pc->principal, sizeof(pc->principal), "%s", c->principal);
 	memcpy(pc->code_hash, "sha256:", 7);
 	sha256_hex(code, len, pc->code_hash + 7);
-	if (server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, s:s}",
-	    "event", "execution_started", "principal", c->principal,
-	    "session_id", session_id(s), "code_hash", pc->code_hash,
-	    "code_size", (json_int_t)len, "pattern_hits", pc->hits, "tool",
-	    tool), 1, err, sizeof(err)) == -1 && server_audit_required(srv)) {
-		tool_error(c, id, "not run: the audit trail is unavailable (%s)",
-		    err);
-		goto fail;
-	}
+	pc->progress_token = token ? json_deep_copy(token) : NULL;
 	pc->f = inflight_new(c, id);
 	pc->f->cancel = py_cancel;
 	pc->f->arg = pc;
-	pc->progress_token = token ? json_deep_copy(token) : NULL;
-	hooks.progress = py_progress;
-	hooks.done = py_done;
-	hooks.arg = pc;
-	if ((pc->call = session_exec(s, code, len, timeout, &hooks, err,
-	    sizeof(err))) == NULL) {
-		tool_error(c, id, "%s", err);
-		inflight_done(pc->f);
-		goto fail;
-	}
-	return;
-fail:
-	if (oneshot)
-		session_close(s, "not run");
-	pycall_free(pc);
+	session_hold(s, 1);
+	if (server_audit_sync(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, "
+	    "s:s}", "event", "execution_started", "principal", c->principal,
+	    "session_id", pc->sid, "code_hash", pc->code_hash, "code_size",
+	    (json_int_t)len, "pattern_hits", pc->hits, "tool", tool), py_started,
+	    pc, err, sizeof(err)) == -1)
+		py_started(pc, 0, err);
 }
 
 static void
@@ -497,7 +536,7 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
     const json_t *token)
 {
 	struct server		*srv = c->srv;
-	struct session		*s;
+	struct session		*s = NULL;
 	const json_t		*files, *v;
 	const char		*code, *sid, *rule = NULL;
 	char			 err[ERR_MAX], name[256];
@@ -523,13 +562,18 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 		return;
 	}
 	if ((deny = patterns_scan(srv->patterns, code, len, &hits)) != 0) {
+		/* A scan that could not finish refuses as surely as a deny. */
 		json_array_foreach(hits, i, h)
-			if (strcmp(json_string_value(json_object_get(h,
-			    "action")), "deny") == 0 || deny == -1)
+			if (deny == 1 && rule == NULL && strcmp(
+			    json_string_value(json_object_get(h, "action")),
+			    "deny") == 0)
 				rule = json_string_value(json_object_get(h, "id"));
-		refuse(srv, c->principal, "pattern rule denies this code", rule);
-		tool_error(c, id, "refused: the code matches rule %s", rule ?
-		    rule : "scanner_error");
+		if (rule == NULL)
+			rule = "scanner_error";
+		refuse(srv, c->principal, deny == 1 ? "pattern rule denies "
+		    "this code" : "the pattern scan did not finish", rule);
+		tool_error(c, id, "refused: %s %s", deny == 1 ? "the code "
+		    "matches rule" : "the pattern scan did not finish:", rule);
 		json_decref(hits);
 		return;
 	}
@@ -545,6 +589,9 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 		    err, sizeof(err)) == -1) {
 			tool_error(c, id, "%s", err);
 			json_decref(hits);
+			/* A session made for this call only goes with it. */
+			if (sid == NULL)
+				session_close(s, "not run");
 			return;
 		}
 	}

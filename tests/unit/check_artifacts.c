@@ -4,11 +4,13 @@
  * names, depth, and every cap.
  */
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 
 #include "testutil.h"
 #include "artifacts.h"
+#include "hash.h"
 
 #define ALL_TYPES	((1u << ART_NTYPES) - 1)
 #define PNG_HEAD	"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
@@ -169,6 +171,7 @@ struct ws {
 	char	 out[PATH_MAX];
 	int	 infd;
 	int	 outfd;
+	json_t	*known;		/* what the caller already holds */
 };
 
 static void
@@ -180,6 +183,7 @@ ws_init(struct ws *w)
 	ck_assert_int_eq(mkdir(w->in, 0750), 0);
 	ck_assert_int_eq(mkdir(w->out, 0750), 0);
 	w->infd = w->outfd = -1;
+	w->known = NULL;
 }
 
 static void
@@ -220,7 +224,7 @@ ws_collect(struct ws *w, const struct artifact_rules *r, json_t **found,
 	w->outfd = open(w->out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ck_assert_int_ne(w->infd, -1);
 	ck_assert_int_ne(w->outfd, -1);
-	rv = artifacts_collect(w->infd, r, w->outfd, "artifact://run1/",
+	rv = artifacts_collect(w->infd, r, w->outfd, w->known, "artifact://run1/",
 	    found, skipped, err, sizeof(err));
 	close(w->infd);
 	close(w->outfd);
@@ -618,7 +622,7 @@ START_TEST(test_artifacts_existing_output_is_our_error)
 	tu_write(path, "old", 3);
 	in = open(w.in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	out = open(w.out, O_RDONLY | O_DIRECTORY);
-	ck_assert_int_eq(artifacts_collect(in, &r, out, "u/", &found,
+	ck_assert_int_eq(artifacts_collect(in, &r, out, NULL, "u/", &found,
 	    &skipped, err, sizeof(err)), -1);
 	ck_assert_ptr_null(found);
 	ck_assert_ptr_null(skipped);
@@ -644,13 +648,47 @@ START_TEST(test_artifacts_caller_directory_offset_untouched)
 	in = open(w.in, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
 	out = open(w.out, O_RDONLY | O_DIRECTORY);
 	before = lseek(in, 0, SEEK_CUR);
-	ck_assert_int_eq(artifacts_collect(in, &r, out, NULL, &found,
+	ck_assert_int_eq(artifacts_collect(in, &r, out, NULL, NULL, &found,
 	    &skipped, err, sizeof(err)), 0);
 	ck_assert_int_eq(lseek(in, 0, SEEK_CUR), before);
 	ck_assert_str_eq(json_string_value(json_object_get(
 	    json_array_get(found, 0), "uri")), "a.txt");
 	close(in);
 	close(out);
+	json_decref(found);
+	json_decref(skipped);
+}
+END_TEST
+
+/* A file the caller holds with the same content is not copied again,
+ * but still counts against the caps; a changed one is. */
+START_TEST(test_artifacts_known_unchanged_not_copied)
+{
+	struct artifact_rules	 r;
+	struct ws		 w;
+	json_t			*found, *skipped;
+	char			 path[PATH_MAX], hex[SHA256_HEX + 1];
+	struct stat		 st;
+
+	ws_init(&w);
+	rules_all(&r);
+	r.max_count = 2;
+	ws_put(&w, "same.txt", "same", 4);
+	ws_put(&w, "changed.txt", "new", 3);
+	ws_put(&w, "third.txt", "3", 1);
+	sha256_hex((const uint8_t *)"same", 4, hex);
+	w.known = json_pack("{s:{s:s}, s:{s:s}}", "same.txt", "sha256", hex,
+	    "changed.txt", "sha256", "00");
+	ck_assert_int_eq(ws_collect(&w, &r, &found, &skipped), 0);
+	ck_assert_int_eq(json_array_size(found), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	    json_array_get(found, 0), "name")), "changed.txt");
+	tu_path(path, sizeof(path), w.out, "same.txt");
+	ck_assert_int_eq(stat(path, &st), -1);
+	/* Sorted: changed.txt, same.txt fill the two places. */
+	ck_assert_ptr_nonnull(strstr(reason_of(skipped, "third.txt"),
+	    "more than 2"));
+	json_decref(w.known);
 	json_decref(found);
 	json_decref(skipped);
 }
@@ -690,6 +728,7 @@ artifacts_suite(void)
 	tcase_add_test(tc, test_artifacts_long_skip_list_is_summarised);
 	tcase_add_test(tc, test_artifacts_existing_output_is_our_error);
 	tcase_add_test(tc, test_artifacts_caller_directory_offset_untouched);
+	tcase_add_test(tc, test_artifacts_known_unchanged_not_copied);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,183 @@
+/*
+ * Loads rules/principals.yaml and maps bearer tokens to principals.  The
+ * file holds SHA-256 hashes only, so reading it gives away no token; the
+ * tokens clients present are hashed and compared with every entry in
+ * constant time, whether one matched or not.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+
+#include "conf.h"
+#include "hash.h"
+#include "principals.h"
+#include "util.h"
+
+struct token {
+	uint8_t		 hash[SHA256_LEN];
+	char		 principal[PRINCIPAL_MAX];
+};
+
+struct principals {
+	struct token	 tokens[PRINCIPALS_TOKENS_MAX];
+	size_t		 n;
+};
+
+int
+principal_name_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= PRINCIPAL_MAX - 1 || s[i] <= ' ' || s[i] > '~')
+			return 0;
+	return i > 0;
+}
+
+static int
+hash_hex_ok(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (i >= SHA256_HEX || !((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return i == SHA256_HEX;
+}
+
+static void
+load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
+    struct principals *p)
+{
+	static const char *const keys[] = { "sha256", "principal",
+	    "description", NULL };
+	struct token	*t = &p->tokens[p->n];
+	const char	*hex = NULL, *name = NULL, *s;
+	size_t		 i;
+
+	if (conf_expect_object(ctx, o, "tokens entry") == -1)
+		return;
+	conf_check_keys(ctx, o, keys);
+	(void)conf_get_string(ctx, o, "description", &s);
+	if (conf_get_string(ctx, o, "sha256", &hex) == 0)
+		conf_error(ctx, o, "token %zu: missing 'sha256'", idx + 1);
+	else if (hex != NULL && !hash_hex_ok(hex)) {
+		conf_error(ctx, json_object_get(o, "sha256"), "sha256: 64 "
+		    "lowercase hex digits (printf %%s \"$TOKEN\" | sha256sum)");
+		hex = NULL;
+	}
+	if (conf_get_string(ctx, o, "principal", &name) == 0)
+		conf_error(ctx, o, "token %zu: missing 'principal'", idx + 1);
+	else if (name != NULL && !principal_name_ok(name)) {
+		conf_error(ctx, json_object_get(o, "principal"), "principal: "
+		    "1 to %d bytes of printable ASCII without spaces, e.g. "
+		    "user:alice@example.com", PRINCIPAL_MAX - 1);
+		name = NULL;
+	}
+	if (hex == NULL || name == NULL)
+		return;
+	if (hex_decode(hex, SHA256_HEX, t->hash) == -1) {
+		conf_error(ctx, json_object_get(o, "sha256"), "sha256: not "
+		    "hex");
+		return;
+	}
+	/* One token, one principal: a second entry would be ambiguous. */
+	for (i = 0; i < p->n; i++) {
+		if (memcmp(p->tokens[i].hash, t->hash, SHA256_LEN) == 0) {
+			conf_error(ctx, json_object_get(o, "sha256"), "sha256: "
+			    "the same token is listed twice");
+			return;
+		}
+	}
+	snprintf(t->principal, sizeof(t->principal), "%s", name);
+	p->n++;
+}
+
+static void
+principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
+{
+	static const char *const top[] = { "tokens", NULL };
+	const json_t	*v;
+	json_t		*arr;
+	size_t		 i;
+
+	if (conf_expect_object(ctx, root, PRINCIPALS_FILE) == -1)
+		return;
+	conf_check_keys(ctx, root, top);
+	if (conf_get_array(ctx, root, "tokens", &arr) != 1)
+		return;
+	if (json_array_size(arr) > PRINCIPALS_TOKENS_MAX) {
+		conf_error(ctx, arr, "tokens: at most %d",
+		    PRINCIPALS_TOKENS_MAX);
+		return;
+	}
+	json_array_foreach(arr, i, v)
+		load_token(ctx, v, i, p);
+}
+
+struct principals *
+principals_load(const char *rules_dir)
+{
+	struct principals	*p = xcalloc(1, sizeof(*p));
+	struct conf_doc		*doc;
+	struct conf_ctx		 ctx;
+	char			 path[PATH_MAX], err[CONF_ERROR_LEN];
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", rules_dir,
+	    PRINCIPALS_FILE) == -1) {
+		fprintf(stderr, "%s: path too long\n", rules_dir);
+		goto fail;
+	}
+	if (access(path, F_OK) == -1)
+		return p;
+	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
+		fprintf(stderr, "%s\n", err);
+		goto fail;
+	}
+	conf_ctx_init(&ctx, doc);
+	principals_doc(&ctx, conf_doc_root(doc), p);
+	conf_doc_free(doc);
+	if (ctx.nerrors == 0)
+		return p;
+	conf_ctx_report(&ctx);
+fail:
+	principals_free(p);
+	return NULL;
+}
+
+void
+principals_free(struct principals *p)
+{
+	if (p == NULL)
+		return;
+	explicit_bzero(p, sizeof(*p));
+	free(p);
+}
+
+size_t
+principals_count(const struct principals *p)
+{
+	return p->n;
+}
+
+const char *
+principals_lookup(const struct principals *p, const char *token, size_t len)
+{
+	uint8_t		 h[SHA256_LEN];
+	const char	*found = NULL;
+	size_t		 i;
+
+	if (len == 0 || len > PRINCIPALS_TOKEN_LEN_MAX)
+		return NULL;
+	sha256(token, len, h);
+	/* Every entry is compared: the time tells nothing of a match. */
+	for (i = 0; i < p->n; i++)
+		if (CRYPTO_memcmp(h, p->tokens[i].hash, SHA256_LEN) == 0)
+			found = p->tokens[i].principal;
+	explicit_bzero(h, sizeof(h));
+	return found;
+}
