@@ -22,7 +22,11 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev
 # The default sandbox image is the host's /usr: data work and charts.
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
-DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap
+DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
+	    curl openssl nodejs $(NPM_DEB)
+# The MCP client tests use the official SDK from npm.  Debian's nodejs
+# comes without npm; nodesource's includes it (and conflicts with Debian's).
+NPM_DEB  := $(if $(shell command -v npm),,npm)
 DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
@@ -76,7 +80,8 @@ DEPS_STAMP  = build/.deps-ok
 # Objects of tests and benchmarks are built by chained rules; keep them.
 .SECONDARY:
 
-.PHONY: all check run deps bench fuzz install clean lint unit integration escape
+.PHONY: all check run deps bench fuzz install clean lint unit integration escape \
+	mcp
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -155,13 +160,17 @@ $(DEPS_STAMP): Makefile
 # `make check` re-invokes make so the sanitizer build sees the packages that
 # `deps` may just have installed (pkg-config runs at parse time).
 check: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape
+	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape mcp
 
 unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
 
 integration: $(PROGRAMS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/integration/run.sh
+
+# The MCP client suite: the official TypeScript SDK against mcp-exec.
+mcp: $(PROGRAMS)
+	@BUILD=$(BUILD) tests/mcp/run.sh
 
 # The escape suite: attacks run as untrusted code through `mcp-exec run`.
 escape: $(BUILD)/mcp-exec

@@ -9,6 +9,11 @@
 #     the same files.  Target <= 1.5x its time.
 #   sandbox start: `mcp-exec run -- python3 -I -S -c pass` against the bare
 #     command and against bwrap with comparable isolation.  Target <= 1.10x.
+#   mcp calls: execute_python `1+1` through the MCP server (bench/mcp_load)
+#     in an existing session and in a new one, against the bare Python
+#     start.  Target for the existing session <= 0.1x.
+#
+# Arguments name the sections to run (append verify sandbox mcp); none: all.
 set -eu
 : "${BUILD:=build}"
 cd "$(dirname "$0")/.."
@@ -34,6 +39,17 @@ start() {
 
 field() { sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -1; }
 
+want() { [ -z "$SECTIONS" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+SECTIONS="$*"
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+# Nanoseconds a command takes; EPOCHREALTIME costs no fork of its own.
+ns() {
+	local s e
+	s=${EPOCHREALTIME/./}; "$@" >/dev/null; e=${EPOCHREALTIME/./}
+	echo $(( (e - s) * 1000 ))
+}
+
+bench_append() {
 echo "== audit append: 8 writers, synchronous acks"
 printf '%-8s %12s %10s %14s %8s\n' window "events/s" "lines/sync" "baseline/s" ratio
 for window in 1 16 64; do
@@ -53,29 +69,28 @@ for window in 1 16 64; do
 	    "$(echo "$eps $base" | awk '{print $1 / $2}')"
 done
 
+}
+
+bench_verify() {
 echo "== audit verify vs openssl dgst -sha256 (same files)"
 start
 "$B/bench/audit_load" --socket "$T/sock" --writers 8 --events $(( EVENTS * 3 )) \
     --window 64 >/dev/null
 kill $pid; wait $pid || true
 size=$(cat "$T"/log/audit-*.log | wc -c)
-# Nanoseconds a command takes; EPOCHREALTIME costs no fork of its own.
-ns() {
-	local s e
-	s=${EPOCHREALTIME/./}; "$@" >/dev/null; e=${EPOCHREALTIME/./}
-	echo $(( (e - s) * 1000 ))
-}
 v=(); o=()
 for _ in $(seq 1 "$RUNS"); do
 	v+=("$(ns "$B/stockade" audit verify "$T/log")")
 	o+=("$(ns openssl dgst -sha256 "$T"/log/audit-*.log)")
 done
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
 vm=$(median "${v[@]}"); om=$(median "${o[@]}")
 awk -v v="$vm" -v o="$om" -v s="$size" 'BEGIN {
 	printf "log %.0f MB: verify %.1f ms (%.0f MB/s), openssl %.1f ms (%.0f MB/s), ratio %.2f\n",
 	    s / 1e6, v / 1e6, s / (v / 1e9) / 1e6, o / 1e6, s / (o / 1e9) / 1e6, v / o }'
 
+}
+
+bench_sandbox() {
 echo "== sandbox: one-shot start (median of $(( RUNS * 4 )) runs each, interleaved)"
 M="$T/mcp-state"
 PY="/usr/bin/python3 -I -S -c pass"
@@ -101,3 +116,33 @@ peak=$("$B/mcp-exec" run --rules rules --state-dir "$M" -- /bin/true |
 peakpy=$("$B/mcp-exec" run --rules rules --state-dir "$M" -- $PY |
     sed -n 's/.*"memory_peak":\([0-9]*\).*/\1/p')
 echo "sandbox memory (cgroup peak): /bin/true $(( peak / 1024 )) KiB, python -c pass $(( peakpy / 1024 )) KiB"
+}
+
+bench_mcp() {
+echo "== mcp-exec: execute_python 1+1 over stdio, audited (sync execution_started)"
+start
+cp -R rules "$T/rules"
+sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/sock#" \
+    -e "s#^  driver_dir: .*#  driver_dir: $PWD/mcp-exec/driver#" \
+    -e "s#^    max_per_principal: .*#    max_per_principal: 16#" \
+    "$T/rules/mcp-exec.yaml"
+out=$("$B/bench/mcp_load" --calls $(( RUNS * 400 )) --new $(( RUNS * 8 )) \
+    --sessions 8 -- "$B/mcp-exec" --stdio --rules "$T/rules" \
+    --state-dir "$T/mcp-state")
+kill $pid; wait $pid || true
+echo "$out" | awk '
+	$1 == "bare" { b50 = $2; b99 = $3 }
+	$1 == "new" || $1 == "existing" { p50[$1] = $2; p99[$1] = $3 }
+	$1 == "calls_per_sec" { cps = $2 }
+	END {
+		printf "bare python3 -I -S -c pass: p50 %.2f ms\n", b50 / 1e6
+		for (k in p50)
+			printf "%-8s session call: p50 %.2f ms (%.3fx bare), p99 %.2f ms (%.3fx bare)\n",
+			    k, p50[k] / 1e6, p50[k] / b50, p99[k] / 1e6, p99[k] / b50
+		printf "8 sessions, one call in flight each: %d calls/s\n", cps
+	}'
+}
+
+for s in append verify sandbox mcp; do
+	if want $s; then bench_$s; fi
+done

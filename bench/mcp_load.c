@@ -1,0 +1,319 @@
+/*
+ * Latency and throughput of mcp-exec's execute_python, measured by a
+ * minimal MCP client over stdio (so that no client library's cost is in
+ * the figures), against starting a bare Python in the same run:
+ *
+ *   bare       /usr/bin/python3 -I -S -c pass, spawned and reaped
+ *   existing   `1+1` in a session that already exists
+ *   new        `1+1` with no session_id: a new sandbox and driver
+ *   parallel   `1+1` with one call in flight in each of N sessions
+ *
+ * Prints one "name p50_ns p99_ns" line per latency and one "calls_per_sec"
+ * line; bench/run.sh turns them into ratios.
+ */
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "buf.h"
+#include "util.h"
+
+#define SESSIONS_MAX	64
+
+extern char **environ;
+
+struct server {
+	pid_t		 pid;
+	int		 in, out;
+	struct buf	 rbuf;		/* bytes read, not yet a whole line */
+	long long	 next_id;
+};
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v and prints "name p50 p99". */
+static void
+report(const char *name, uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	printf("%s %llu %llu\n", name, (unsigned long long)v[(n - 1) / 2],
+	    (unsigned long long)v[(n * 99 + 99) / 100 - 1]);
+	fflush(stdout);
+}
+
+static void
+server_start(struct server *s, char *const argv[])
+{
+	posix_spawn_file_actions_t	 fa;
+	int				 in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) == -1 || pipe2(out, O_CLOEXEC) == -1)
+		err(1, "pipe");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if ((errno = posix_spawn(&s->pid, argv[0], &fa, NULL, argv,
+	    environ)) != 0)
+		err(1, "%s", argv[0]);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	s->in = in[1];
+	s->out = out[0];
+	buf_init(&s->rbuf, 1 << 24);
+	s->next_id = 1;
+}
+
+static void
+send_msg(struct server *s, json_t *msg)
+{
+	char	*text;
+
+	if ((text = json_dumps(msg, JSON_COMPACT)) == NULL)
+		errx(1, "json_dumps");
+	if (write_all(s->in, text, strlen(text)) == -1 ||
+	    write_all(s->in, "\n", 1) == -1)
+		err(1, "write to mcp-exec");
+	free(text);
+	json_decref(msg);
+}
+
+/* The next message from the server that is a response (has an "id"). */
+static json_t *
+recv_response(struct server *s)
+{
+	json_error_t	 jerr;
+	json_t		*msg;
+	char		*nl;
+	size_t		 len;
+	ssize_t		 n;
+
+	for (;;) {
+		while ((nl = memchr(s->rbuf.data, '\n', s->rbuf.len)) != NULL) {
+			len = (size_t)(nl - (char *)s->rbuf.data);
+			msg = json_loadb((char *)s->rbuf.data, len, 0, &jerr);
+			buf_consume(&s->rbuf, len + 1);
+			if (msg == NULL)
+				errx(1, "bad JSON from mcp-exec: %s", jerr.text);
+			if (json_object_get(msg, "id") != NULL)
+				return msg;
+			json_decref(msg);
+		}
+		if (buf_reserve(&s->rbuf, 65536) == -1)
+			err(1, "buf_reserve");
+		n = read(s->out, (char *)s->rbuf.data + s->rbuf.len, 65536);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			errx(1, "mcp-exec closed its output");
+		s->rbuf.len += (size_t)n;
+	}
+}
+
+static long long
+call_python(struct server *s, const char *sid)
+{
+	json_t	*args;
+	long long id = s->next_id++;
+
+	args = json_pack("{s:s}", "code", "1+1");
+	if (sid != NULL)
+		json_object_set_new(args, "session_id", json_string(sid));
+	send_msg(s, json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc",
+	    "2.0", "id", (json_int_t)id, "method", "tools/call", "params",
+	    "name", "execute_python", "arguments", args));
+	return id;
+}
+
+/* Checks a tools/call result; returns its session id (to be freed). */
+static char *
+result_session(json_t *msg)
+{
+	json_t		*r = json_object_get(msg, "result");
+	const char	*sid;
+	char		*copy;
+
+	if (r == NULL || json_is_true(json_object_get(r, "isError"))) {
+		char *t = json_dumps(msg, JSON_COMPACT);
+		errx(1, "call failed: %s", t ? t : "?");
+	}
+	sid = json_string_value(json_object_get(json_object_get(r,
+	    "structuredContent"), "session_id"));
+	if (sid == NULL || (copy = strdup(sid)) == NULL)
+		errx(1, "no session_id in the result");
+	return copy;
+}
+
+static void
+close_session(struct server *s, const char *sid)
+{
+	send_msg(s, json_pack("{s:s, s:I, s:s, s:{s:s, s:{s:s}}}", "jsonrpc",
+	    "2.0", "id", (json_int_t)s->next_id++, "method", "tools/call",
+	    "params", "name", "close_session", "arguments", "session_id", sid));
+	json_decref(recv_response(s));
+}
+
+static uint64_t
+bare_python(void)
+{
+	char *const	 argv[] = { "/usr/bin/python3", "-I", "-S", "-c", "pass",
+			    NULL };
+	uint64_t	 t0 = now_ns();
+	pid_t		 pid;
+	int		 status;
+
+	if ((errno = posix_spawn(&pid, argv[0], NULL, NULL, argv,
+	    environ)) != 0)
+		err(1, "%s", argv[0]);
+	if (waitpid(pid, &status, 0) == -1 || status != 0)
+		errx(1, "python3 failed");
+	return now_ns() - t0;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: mcp_load [--calls N] [--new N] [--sessions N] "
+	    "-- MCP-EXEC [ARG...]\n");
+	exit(2);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "calls",	required_argument,	NULL, 'c' },
+		{ "new",	required_argument,	NULL, 'n' },
+		{ "sessions",	required_argument,	NULL, 's' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct server	 s;
+	uint64_t	*lat, t0;
+	char		*sid, *sids[SESSIONS_MAX];
+	size_t		*owner;		/* request id - base -> session */
+	long long	 base, id;
+	size_t		 calls = 2000, fresh = 40, nsess = 8, i, done;
+	int		 ch;
+
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			calls = strtoul(optarg, NULL, 10);
+			break;
+		case 'n':
+			fresh = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			nsess = strtoul(optarg, NULL, 10);
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1 || calls < 1 || fresh < 1 || nsess < 1 ||
+	    nsess > SESSIONS_MAX)
+		usage();
+	signal(SIGPIPE, SIG_IGN);
+	lat = xcalloc(calls > fresh ? calls : fresh, sizeof(*lat));
+
+	server_start(&s, argv);
+	send_msg(&s, json_pack("{s:s, s:i, s:s, s:{s:s, s:{}, s:{s:s, s:s}}}",
+	    "jsonrpc", "2.0", "id", 0, "method", "initialize", "params",
+	    "protocolVersion", "2025-11-25", "capabilities", "clientInfo",
+	    "name", "mcp_load", "version", "1"));
+	json_decref(recv_response(&s));
+	send_msg(&s, json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
+	    "notifications/initialized"));
+
+	for (i = 0; i < fresh; i++)
+		lat[i] = bare_python();
+	report("bare", lat, fresh);
+
+	/* New sessions: each call starts a sandbox; closing is not timed. */
+	for (i = 0; i < fresh; i++) {
+		t0 = now_ns();
+		call_python(&s, NULL);
+		sid = result_session(recv_response(&s));
+		lat[i] = now_ns() - t0;
+		close_session(&s, sid);
+		free(sid);
+	}
+	report("new", lat, fresh);
+
+	call_python(&s, NULL);
+	sid = result_session(recv_response(&s));
+	for (i = 0; i < calls; i++) {
+		t0 = now_ns();
+		call_python(&s, sid);
+		free(result_session(recv_response(&s)));
+		lat[i] = now_ns() - t0;
+	}
+	report("existing", lat, calls);
+	close_session(&s, sid);
+	free(sid);
+
+	/* N sessions, one call in flight in each, `calls` calls in all. */
+	for (i = 0; i < nsess; i++) {
+		call_python(&s, NULL);
+		sids[i] = result_session(recv_response(&s));
+	}
+	owner = xcalloc(calls + nsess, sizeof(*owner));
+	base = s.next_id;
+	t0 = now_ns();
+	for (i = 0; i < nsess; i++)
+		owner[call_python(&s, sids[i]) - base] = i;
+	for (done = 0; done < calls; done++) {
+		json_t	*msg = recv_response(&s);
+
+		id = json_integer_value(json_object_get(msg, "id"));
+		if (id < base || id >= s.next_id)
+			errx(1, "response to an unknown request");
+		free(result_session(msg));
+		if (done + nsess < calls) {
+			i = owner[id - base];
+			owner[call_python(&s, sids[i]) - base] = i;
+		}
+	}
+	printf("calls_per_sec %.0f\n", (double)calls * 1e9 /
+	    (double)(now_ns() - t0));
+	for (i = 0; i < nsess; i++) {
+		close_session(&s, sids[i]);
+		free(sids[i]);
+	}
+
+	close(s.in);
+	waitpid(s.pid, NULL, 0);
+	free(owner);
+	free(lat);
+	buf_free(&s.rbuf);
+	return 0;
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# The MCP client suite: the official TypeScript SDK client (from npm, pinned
+# in package-lock.json) against mcp-exec, with a stockade-auditd of its own.
+# Afterwards the audit trail of the run must verify.
+set -eu
+: "${BUILD:=build}"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+HERE="$ROOT/tests/mcp"
+B="$ROOT/$BUILD"
+T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-mcp.XXXXXX")
+chmod 0711 "$T"
+mx=""
+trap 'kill $auditd $mx 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+
+[ -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] ||
+	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
+
+"$B/stockade" audit keygen "$T/keys" >/dev/null
+printf 'writers: [root]\n' >"$T/audit.yaml"
+"$B/stockade-auditd" -d -f "$T/audit.yaml" --socket "$T/auditd.sock" \
+    --log-dir "$T/log" --key "$T/keys/checkpoint.key" \
+    --checkpoints "$T/offhost" 2>"$T/auditd.err" &
+auditd=$!
+while [ ! -S "$T/auditd.sock" ]; do sleep 0.05; done
+
+# The shipped policy, pointed at this run's auditd, driver and inputs.
+cp -R "$ROOT/rules" "$T/rules"
+mkdir -p "$T/inputs"
+printf 'a,b\n1,2\n' >"$T/inputs/data.csv"
+sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/auditd.sock#" \
+    -e "s#^  driver_dir: .*#  driver_dir: $ROOT/mcp-exec/driver#" \
+    "$T/rules/mcp-exec.yaml"
+sed -i "s#^  roots: \[\]#  roots: [$T/inputs]#" "$T/rules/profiles/default.yaml"
+
+# Over HTTP: two principals, each with a bearer token (kept as sha256).
+cp -R "$T/rules" "$T/rules-http"
+TOKEN_A=$(openssl rand -hex 24) TOKEN_B=$(openssl rand -hex 24)
+sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
+printf 'tokens:\n  - sha256: "%s"\n    principal: "user:alice"\n  - sha256: "%s"\n    principal: "user:bob"\n' \
+    "$(sha "$TOKEN_A")" "$(sha "$TOKEN_B")" >"$T/rules-http/principals.yaml"
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$B/mcp-exec" --http "127.0.0.1:$PORT" --rules "$T/rules-http" \
+    --state-dir "$T/state-http" 2>>"$T/mcp-exec.err" </dev/null &
+mx=$!
+for _ in $(seq 1 250); do
+	curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break
+	sleep 0.02
+done
+
+export MCP_EXEC="$B/mcp-exec" MCP_RULES="$T/rules" MCP_STATE="$T/state" \
+    MCP_INPUTS="$T/inputs" MCP_STDERR="$T/mcp-exec.err" \
+    MCP_HTTP_URL="http://127.0.0.1:$PORT/mcp" MCP_TOKEN_A="$TOKEN_A" \
+    MCP_TOKEN_B="$TOKEN_B"
+cd "$HERE"
+node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs
+kill $mx
+wait $mx || { echo "FAIL: mcp-exec --http did not stop cleanly"; exit 1; }
+mx=""
+
+if grep -E "Sanitizer|runtime error" "$T/mcp-exec.err"; then
+	echo "FAIL: mcp-exec reported memory or undefined-behaviour errors"
+	exit 1
+fi
+kill $auditd
+wait $auditd || true
+"$B/stockade" audit verify "$T/log" --pubkey "$T/keys/checkpoint.pub" \
+    --checkpoints "$T/offhost" >/dev/null
+for ev in session_created execution_started code_execution session_closed call_refused; do
+	grep -q "\"event\":\"$ev\"" "$T"/log/audit-*.log || {
+		echo "FAIL: no $ev event in the audit trail"; exit 1; }
+done
+echo "PASS mcp audit trail: verifies, all event kinds present"
