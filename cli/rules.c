@@ -1,6 +1,8 @@
 /*
  * `stockade rules check DIR`: validates every policy file under DIR
  * without running anything, printing file:line:column for each error.
+ * Each file goes through the loader of the program that reads it, so a
+ * file that passes here is a file that program accepts.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -10,7 +12,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "config.h"
+#include "patterns.h"
+#include "principals.h"
 #include "profile.h"
 #include "util.h"
 
@@ -73,6 +78,82 @@ check_mcpexec(const char *dir)
 	return rv;
 }
 
+/*
+ * mcp-exec's rule files that hold a list: each loader returns the number
+ * of entries, or -1 after printing its errors.
+ */
+static long
+count_principals(const char *dir)
+{
+	struct principals	*p;
+	long			 n;
+
+	if ((p = principals_load(dir)) == NULL)
+		return -1;
+	n = (long)principals_count(p);
+	principals_free(p);
+	return n;
+}
+
+static long
+count_commands(const char *dir)
+{
+	struct commands	*c;
+	long		 n;
+
+	if ((c = commands_load(dir)) == NULL)
+		return -1;
+	n = (long)commands_count(c);
+	commands_free(c);
+	return n;
+}
+
+static long
+count_patterns(const char *dir)
+{
+	struct patterns	*p;
+	long		 n;
+
+	if ((p = patterns_load(dir)) == NULL)
+		return -1;
+	n = (long)patterns_count(p);
+	patterns_free(p);
+	return n;
+}
+
+static const struct {
+	const char	*file;
+	const char	*unit;		/* what the file lists, singular */
+	long		(*count)(const char *dir);
+} lists[] = {
+	{ PRINCIPALS_FILE, "token", count_principals },
+	{ COMMANDS_FILE, "command", count_commands },
+	{ PATTERNS_FILE, "rule", count_patterns },
+};
+
+/* An absent file is not checked: mcp-exec runs without it (no entries). */
+static int
+check_lists(const char *dir)
+{
+	char	 path[PATH_MAX];
+	size_t	 i;
+	long	 n;
+	int	 rv = 0;
+
+	for (i = 0; i < nitems(lists); i++) {
+		if (xsnprintf(path, sizeof(path), "%s/%s", dir,
+		    lists[i].file) == -1 || access(path, F_OK) == -1)
+			continue;
+		if ((n = lists[i].count(dir)) == -1) {
+			rv = -1;
+			continue;
+		}
+		printf("%s: OK, %ld %s%s\n", path, n, lists[i].unit,
+		    n == 1 ? "" : "s");
+	}
+	return rv;
+}
+
 int
 cmd_rules(int argc, char *argv[])
 {
@@ -89,6 +170,8 @@ cmd_rules(int argc, char *argv[])
 	if (check_audit(argv[2]) == -1)
 		bad = 1;
 	if (check_mcpexec(argv[2]) == -1)
+		bad = 1;
+	if (check_lists(argv[2]) == -1)
 		bad = 1;
 	if (bad)
 		return EXIT_NEGATIVE;

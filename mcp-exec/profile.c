@@ -50,6 +50,8 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	snprintf(c->server.audit_socket, sizeof(c->server.audit_socket),
 	    "/run/stockade/auditd.sock");
 	c->server.audit_required = 1;
+	snprintf(c->server.netguard_socket, sizeof(c->server.netguard_socket),
+	    "/run/stockade/netguard.sock");
 	snprintf(c->server.driver_dir, sizeof(c->server.driver_dir),
 	    "/usr/local/share/stockade/driver");
 	c->server.inline_image_max = 256 * KiB;
@@ -77,27 +79,38 @@ get_path(struct conf_ctx *ctx, const json_t *obj, const char *key, char *out,
 
 /*
  * Origins the HTTP transport accepts from browsers besides its own
- * loopback ones: "http(s)://host[:port]", compared whole.
+ * loopback ones: "http(s)://host[:port]", compared whole (ignoring case),
+ * which is the form a browser's Origin header takes.
  */
 static void
 origins_list(struct conf_ctx *ctx, const json_t *arr, struct server_conf *s)
 {
-	const json_t	*v;
+	const json_t	*v, *at;
 	const char	*o, *host;
+	unsigned	 line, column;
 	size_t		 i;
 
 	json_array_foreach(arr, i, v) {
+		/* null, true and false have no position: name the list. */
+		at = conf_doc_where(ctx->doc, v, &line, &column) == 0 ? v : arr;
+		if (s->norigins == ORIGINS_MAX) {
+			conf_error(ctx, at, "allowed_origins: at most %d",
+			    ORIGINS_MAX);
+			break;
+		}
 		o = json_string_value(v);
 		host = o == NULL ? NULL : strncmp(o, "http://", 7) == 0 ?
 		    o + 7 : strncmp(o, "https://", 8) == 0 ? o + 8 : NULL;
 		if (host == NULL || host[0] == '\0' ||
-		    strpbrk(host, "/?#@ \t") != NULL ||
-		    s->norigins == ORIGINS_MAX ||
-		    xsnprintf(s->allowed_origins[s->norigins], ORIGIN_MAX, "%s",
+		    strpbrk(host, "/?#@ \t") != NULL) {
+			conf_error(ctx, at, "allowed_origins: entry %zu: "
+			    "http(s)://host[:port], without a path", i + 1);
+			continue;
+		}
+		if (xsnprintf(s->allowed_origins[s->norigins], ORIGIN_MAX, "%s",
 		    o) == -1) {
-			conf_error(ctx, v, "allowed_origins: at most %d of "
-			    "http(s)://host[:port], without a path",
-			    ORIGINS_MAX);
+			conf_error(ctx, at, "allowed_origins: entry %zu: at "
+			    "most %d bytes", i + 1, ORIGIN_MAX - 1);
 			continue;
 		}
 		s->norigins++;
@@ -110,7 +123,7 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	static const char *const keys[] = { "local_principal",
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
-	    "allowed_origins", NULL };
+	    "allowed_origins", "netguard_socket", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", NULL };
 	json_t		*sub;
@@ -136,6 +149,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    sizeof(s->audit_socket));
 	if (conf_get_bool(ctx, o, "audit_required", &b) == 1)
 		s->audit_required = b;
+	get_path(ctx, o, "netguard_socket", s->netguard_socket,
+	    sizeof(s->netguard_socket));
 	get_path(ctx, o, "driver_dir", s->driver_dir, sizeof(s->driver_dir));
 	if (conf_get_size(ctx, o, "inline_image_max", 0, 16 * MiB, &u) == 1)
 		s->inline_image_max = (size_t)u;

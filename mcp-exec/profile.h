@@ -27,6 +27,8 @@ struct server_conf {
 	size_t		max_message_bytes;
 	char		audit_socket[PATH_MAX];
 	int		audit_required;
+	/* Not used yet: where netguard (L2/L3 networks) will listen. */
+	char		netguard_socket[PATH_MAX];
 	char		driver_dir[PATH_MAX];
 	size_t		inline_image_max;
 	unsigned	idle_timeout_s;

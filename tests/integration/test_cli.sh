@@ -1,6 +1,7 @@
 #!/bin/bash
 # The admin CLI end to end: keygen, send, status, tail, export, rules check
-# and verify's exit codes on an intact and on a tampered log.
+# (every policy file, shipped and broken) and verify's exit codes on an
+# intact and on a tampered log.
 . "$(dirname "$0")/lib.sh"
 
 start_auditd
@@ -37,11 +38,65 @@ import json, sys
 assert all(json.loads(l)["sourcetype"] == "stockade:audit" for l in sys.stdin)'
 "$STOCKADE" audit export "$LOG" --format xml 2>/dev/null && fail "export accepted xml"
 
-"$STOCKADE" rules check "$ROOT/rules" >/dev/null || fail "rules check of the shipped policy"
+out=$("$STOCKADE" rules check "$ROOT/rules") || fail "rules check of the shipped policy"
+for f in audit.yaml mcp-exec.yaml profiles/default.yaml; do
+	echo "$out" | grep -qx "$ROOT/rules/$f: OK" || fail "rules check skipped $f: $out"
+done
+n=$(grep -c '^  - id:' "$ROOT/rules/patterns.yaml")
+echo "$out" | grep -qx "$ROOT/rules/patterns.yaml: OK, $n rules" ||
+    fail "rules check skipped patterns.yaml: $out"
+echo "$out" | grep -qx "$ROOT/rules/commands.yaml: OK, [0-9]* commands" ||
+    fail "rules check skipped commands.yaml: $out"
+echo "$out" | grep -qx "$ROOT/rules/principals.yaml: OK, [0-9]* tokens" ||
+    fail "rules check skipped principals.yaml: $out"
+echo "$out" | tail -1 | grep -qx "configuration OK" || fail "rules check: $out"
+
 mkdir "$T/badrules"
 printf 'rotation:\n  keep_files: zero\n' >"$T/badrules/audit.yaml"
 out=$("$STOCKADE" rules check "$T/badrules" 2>&1) && fail "bad rules accepted"
 echo "$out" | grep -q 'audit.yaml:2:15:' || fail "rules check message: $out"
+
+# mcp-exec's lists, each broken alone: exit 1, the error at
+# file:line:column, and no "configuration OK".
+rules_bad() {	# DIR EXPECTED: sets $out
+	st=0; out=$("$STOCKADE" rules check "$1" 2>&1) || st=$?
+	[ $st = 1 ] || fail "rules check $1: exit $st: $out"
+	echo "$out" | grep -qF "$2" || fail "rules check $1 said: $out"
+	if echo "$out" | grep -q "configuration OK"; then
+		fail "rules check $1 said OK: $out"
+	fi
+}
+mkdir "$T/badpat" "$T/badcmd" "$T/badtok" "$T/badall"
+cat >"$T/badpat/patterns.yaml" <<'EOF'
+rules:
+  - id: BAD-REGEX
+    description: an unbalanced group
+    severity: high
+    action: deny
+    regex: '(unclosed'
+EOF
+rules_bad "$T/badpat" "$T/badpat/patterns.yaml:6:12: rule 'BAD-REGEX': regex: missing closing parenthesis"
+cat >"$T/badcmd/commands.yaml" <<'EOF'
+commands:
+  ls:
+    path: bin/ls
+    max_args: 2
+EOF
+rules_bad "$T/badcmd" "$T/badcmd/commands.yaml:3:11: ls: path: an absolute path is required"
+cat >"$T/badtok/principals.yaml" <<'EOF'
+tokens:
+  - sha256: "0123456789abcdef"
+    principal: user:alice@example.com
+EOF
+rules_bad "$T/badtok" "$T/badtok/principals.yaml:2:13: sha256: 64 lowercase hex digits"
+# All three at once, beside a valid file: every error in one run, and the
+# valid file still reported.
+cp "$T"/badpat/* "$T"/badcmd/* "$T"/badtok/* "$ROOT/rules/mcp-exec.yaml" "$T/badall/"
+rules_bad "$T/badall" "$T/badall/patterns.yaml:6:12:"
+echo "$out" | grep -q "^$T/badall/commands.yaml:3:11:" || fail "rules check, all broken: $out"
+echo "$out" | grep -q "^$T/badall/principals.yaml:2:13:" || fail "rules check, all broken: $out"
+echo "$out" | grep -qx "$T/badall/mcp-exec.yaml: OK" || fail "rules check, all broken: $out"
+note "rules check: shipped policy OK; bad regex, relative command path, bad sha256 refused at file:line:column"
 
 verify >/dev/null || fail "intact log"
 f=$(ls "$LOG"/audit-*.log | head -1)

@@ -1,7 +1,8 @@
 /*
  * Sandbox profiles and mcp-exec.yaml: the shipped files load with the
  * documented defaults; bad values are refused with their position; a
- * profile name never leaves rules/profiles/.
+ * profile name never leaves rules/profiles/; server.allowed_origins takes
+ * only http(s)://host[:port], at most ORIGINS_MAX of them.
  */
 #include "testutil.h"
 #include "profile.h"
@@ -99,6 +100,157 @@ START_TEST(test_profile_names_stay_in_profiles_dir)
 }
 END_TEST
 
+/* A rules directory holding only mcp-exec.yaml. */
+static void
+conf_with(char *dir, size_t len, const char *yaml)
+{
+	char	 p[PATH_MAX];
+
+	tu_tmpdir(dir, len);
+	tu_path(p, sizeof(p), dir, MCPEXEC_CONFIG);
+	tu_write(p, yaml, strlen(yaml));
+}
+
+START_TEST(test_server_defaults)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "server: {}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.norigins, 0);
+	ck_assert_str_eq(c.server.netguard_socket,
+	    "/run/stockade/netguard.sock");
+	ck_assert_str_eq(c.server.audit_socket, "/run/stockade/auditd.sock");
+	ck_assert_str_eq(c.server.local_principal, "user:local");
+}
+END_TEST
+
+START_TEST(test_netguard_socket_parsed)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "server: {netguard_socket: /tmp/ng.sock}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.server.netguard_socket, "/tmp/ng.sock");
+	conf_with(dir, sizeof(dir), "server: {netguard_socket: ng.sock}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), -1);
+}
+END_TEST
+
+START_TEST(test_allowed_origins_accepted)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "server:\n  allowed_origins:\n"
+	    "    - https://app.example.com\n"
+	    "    - http://localhost:5173\n"
+	    "    - 'http://[::1]:8080'\n"
+	    "    - https://xn--bcher-kva.example\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.norigins, 4);
+	ck_assert_str_eq(c.server.allowed_origins[0], "https://app.example.com");
+	ck_assert_str_eq(c.server.allowed_origins[1], "http://localhost:5173");
+	ck_assert_str_eq(c.server.allowed_origins[2], "http://[::1]:8080");
+	ck_assert_str_eq(c.server.allowed_origins[3],
+	    "https://xn--bcher-kva.example");
+}
+END_TEST
+
+START_TEST(test_allowed_origins_sixteen_accepted)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX], yaml[2048];
+	size_t			 off;
+	unsigned		 i;
+
+	off = (size_t)snprintf(yaml, sizeof(yaml), "server:\n"
+	    "  allowed_origins:\n");
+	for (i = 0; i < ORIGINS_MAX; i++)
+		off += (size_t)snprintf(yaml + off, sizeof(yaml) - off,
+		    "    - https://h%u.example\n", i);
+	ck_assert_uint_lt(off, sizeof(yaml));
+	conf_with(dir, sizeof(dir), yaml);
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.norigins, ORIGINS_MAX);
+	ck_assert_str_eq(c.server.allowed_origins[ORIGINS_MAX - 1],
+	    "https://h15.example");
+}
+END_TEST
+
+static const char *const bad_origins[] = {
+	"app.example.com",			/* no scheme */
+	"//app.example.com",
+	"ftp://app.example.com",
+	"ws://app.example.com",
+	"HTTPS://app.example.com",		/* browsers send it lower-case */
+	"https://",				/* no host */
+	"https://app.example.com/",		/* a path, even "/" */
+	"https://app.example.com/mcp",
+	"https://app.example.com?x=1",
+	"https://app.example.com#top",
+	"https://user@app.example.com",
+	"https://app example.com",
+	"42",					/* not a string */
+	"[https://app.example.com]",		/* not a string */
+	"~",
+};
+
+START_TEST(test_allowed_origins_refused)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX], yaml[512];
+
+	ck_assert_int_lt(snprintf(yaml, sizeof(yaml), "server:\n"
+	    "  allowed_origins:\n    - https://ok.example\n    - %s\n",
+	    bad_origins[_i]), (int)sizeof(yaml));
+	conf_with(dir, sizeof(dir), yaml);
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), -1);
+}
+END_TEST
+
+START_TEST(test_allowed_origins_limits)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX], yaml[2048], longest[ORIGIN_MAX + 1];
+	size_t			 off;
+	unsigned		 i;
+
+	/* Seventeen. */
+	off = (size_t)snprintf(yaml, sizeof(yaml), "server:\n"
+	    "  allowed_origins:\n");
+	for (i = 0; i <= ORIGINS_MAX; i++)
+		off += (size_t)snprintf(yaml + off, sizeof(yaml) - off,
+		    "    - https://h%u.example\n", i);
+	ck_assert_uint_lt(off, sizeof(yaml));
+	conf_with(dir, sizeof(dir), yaml);
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), -1);
+
+	/* ORIGIN_MAX - 1 bytes fit, ORIGIN_MAX do not. */
+	memcpy(longest, "https://", 8);
+	memset(longest + 8, 'a', ORIGIN_MAX - 1 - 8);
+	longest[ORIGIN_MAX - 1] = '\0';
+	snprintf(yaml, sizeof(yaml), "server: {allowed_origins: [%s]}\n",
+	    longest);
+	conf_with(dir, sizeof(dir), yaml);
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.server.allowed_origins[0], longest);
+	longest[ORIGIN_MAX - 1] = 'a';
+	longest[ORIGIN_MAX] = '\0';
+	snprintf(yaml, sizeof(yaml), "server: {allowed_origins: [%s]}\n",
+	    longest);
+	conf_with(dir, sizeof(dir), yaml);
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), -1);
+
+	/* A single string is not a list. */
+	conf_with(dir, sizeof(dir),
+	    "server: {allowed_origins: https://app.example.com}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), -1);
+}
+END_TEST
+
 static Suite *
 profile_suite(void)
 {
@@ -109,6 +261,13 @@ profile_suite(void)
 	tcase_add_test(tc, test_values_parsed);
 	tcase_add_loop_test(tc, test_bad_values_refused, 0, (int)nitems(bad));
 	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
+	tcase_add_test(tc, test_server_defaults);
+	tcase_add_test(tc, test_netguard_socket_parsed);
+	tcase_add_test(tc, test_allowed_origins_accepted);
+	tcase_add_test(tc, test_allowed_origins_sixteen_accepted);
+	tcase_add_loop_test(tc, test_allowed_origins_refused, 0,
+	    (int)nitems(bad_origins));
+	tcase_add_test(tc, test_allowed_origins_limits);
 	suite_add_tcase(s, tc);
 	return s;
 }
