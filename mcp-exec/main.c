@@ -34,6 +34,7 @@ usage(void)
 	    "[--rules DIR]\n"
 	    "                [--profile NAME] [--state-dir DIR] "
 	    "[--audit-socket PATH]\n"
+	    "                [--netguard-socket PATH]\n"
 	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR] -- CMD [ARG...]\n");
@@ -134,6 +135,7 @@ cmd_run(int argc, char *argv[])
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;
 	}
+	(void)sandbox_sweep(conf.state_dir, &conf.cgroup, NULL, NULL);
 	sandbox_seccomp_builtin(&filter);
 	rq.conf = &conf;
 	rq.profile = &prof;
@@ -169,6 +171,13 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
+/* A sandbox a dead mcp-exec left behind was removed. */
+static void
+note_swept(void *arg, const char *id)
+{
+	json_array_append_new(arg, json_string(id));
+}
+
 static int
 cmd_serve(int argc, char *argv[])
 {
@@ -179,12 +188,15 @@ cmd_serve(int argc, char *argv[])
 		{ "profile", required_argument, NULL, 'p' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "audit-socket", required_argument, NULL, 'A' },
+		{ "netguard-socket", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server	 srv;
+	json_t		*swept;
 	struct event	*sigs[2];
 	struct timeval	 tv;
 	const char	*profile = NULL, *state = NULL, *audit = NULL;
+	const char	*netguard = NULL;
 	char		 err[1024];
 	int		 ch, check_only = 0, verbose = 0, i;
 	struct http_tr	*http = NULL;
@@ -221,6 +233,9 @@ cmd_serve(int argc, char *argv[])
 		case 'A':
 			audit = optarg;
 			break;
+		case 'N':
+			netguard = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -234,6 +249,14 @@ cmd_serve(int argc, char *argv[])
 	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL ||
 	    (srv.commands = commands_load(srv.rules_dir)) == NULL)
 		return 1;
+	/* Kept for netguard (L2/L3 networks); nothing connects to it yet. */
+	if (netguard != NULL && (netguard[0] != '/' ||
+	    xsnprintf(srv.conf.server.netguard_socket,
+	    sizeof(srv.conf.server.netguard_socket), "%s", netguard) == -1)) {
+		fprintf(stderr, "mcp-exec: --netguard-socket must be an "
+		    "absolute path\n");
+		return 1;
+	}
 	/* --http: stdin is not read; the server runs until SIGTERM. */
 	if (http_listen != NULL &&
 	    (http = transport_http_new(&srv, http_listen)) == NULL)
@@ -258,6 +281,13 @@ cmd_serve(int argc, char *argv[])
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
 	server_audit_init(&srv);
+	swept = json_array();
+	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
+	    swept) > 0)
+		server_audit(&srv, json_pack("{s:s, s:s, s:o}", "event",
+		    "cleanup", "program", "mcp-exec", "removed", swept));
+	else
+		json_decref(swept);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
 	tv.tv_usec = 0;

@@ -75,7 +75,8 @@ struct session {
 	uint64_t		 last_used;	/* mono ms */
 	struct stage		 staged;
 	json_t			*seen;		/* artifact name -> {sha256, mime} */
-	char			 store[PATH_MAX];	/* artifacts kept */
+	char			 store[PATH_MAX];	/* artifacts kept: in the
+						   sandbox's directory */
 };
 
 static void	call_finish(struct call *);
@@ -162,8 +163,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	sandbox_new_id(s->spec.id);
 	if (xsnprintf(s->spec.dir, sizeof(s->spec.dir), "%s/sandboxes/%s",
 	    srv->conf.state_dir, s->spec.id) == -1 ||
-	    xsnprintf(s->store, sizeof(s->store), "%s/artifacts/%s",
-	    srv->conf.state_dir, s->id) == -1) {
+	    xsnprintf(s->store, sizeof(s->store), "%s/artifacts",
+	    s->spec.dir) == -1) {
 		snprintf(err, errlen, "state_dir too long");
 		goto fail;
 	}
@@ -236,8 +237,6 @@ fail:
 		event_free(s->ctl_ev);
 	if (s->wsfd != -1)
 		close(s->wsfd);
-	if (s->store[0] != '\0')
-		(void)rmtree(s->store);
 	if (s->started)
 		sandbox_destroy(&s->sb);
 	json_decref(s->seen);
@@ -316,9 +315,7 @@ session_close(struct session *s, const char *reason)
 	event_free(s->ctl_ev);
 	close(s->ctl);
 	close(s->wsfd);
-	sandbox_destroy(&s->sb);
-	if (rmtree(s->store) == -1 && errno != ENOENT)
-		log_warn("removing %s", s->store);
+	sandbox_destroy(&s->sb);		/* the artifacts store with it */
 	json_decref(s->seen);
 	free(s);
 }

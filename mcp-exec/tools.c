@@ -188,12 +188,12 @@ check_args(struct mcp_conn *c, const json_t *id, const json_t *args,
 }
 
 static void
-refuse(struct server *srv, const char *principal, const char *reason,
-    const char *rule)
+refuse(struct server *srv, const char *principal, const char *tool,
+    const char *reason, const char *rule)
 {
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
 	    "call_refused", "principal", principal, "reason", reason, "tool",
-	    "execute_python", "rule_id", rule));
+	    tool, "rule_id", rule));
 }
 
 /* ------------------------------------------------------------ results */
@@ -570,8 +570,9 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 				rule = json_string_value(json_object_get(h, "id"));
 		if (rule == NULL)
 			rule = "scanner_error";
-		refuse(srv, c->principal, deny == 1 ? "pattern rule denies "
-		    "this code" : "the pattern scan did not finish", rule);
+		refuse(srv, c->principal, "execute_python", deny == 1 ?
+		    "pattern rule denies this code" :
+		    "the pattern scan did not finish", rule);
 		tool_error(c, id, "refused: %s %s", deny == 1 ? "the code "
 		    "matches rule" : "the pattern scan did not finish:", rule);
 		json_decref(hits);
@@ -579,7 +580,7 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 	}
 	if (sid == NULL && (s = session_create(srv, c->principal, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, c->principal, err, NULL);
+		refuse(srv, c->principal, "execute_python", err, NULL);
 		tool_error(c, id, "%s", err);
 		json_decref(hits);
 		return;
@@ -682,12 +683,12 @@ run_command(struct mcp_conn *c, const json_t *id, const json_t *args,
 	}
 	if ((path = commands_check(srv->commands, name, cargs, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, c->principal, err, name);
+		refuse(srv, c->principal, "run_command", err, NULL);
 		tool_error(c, id, "refused: %s", err);
 		goto out;
 	}
 	if ((s = session_create(srv, c->principal, err, sizeof(err))) == NULL) {
-		refuse(srv, c->principal, err, NULL);
+		refuse(srv, c->principal, "run_command", err, NULL);
 		tool_error(c, id, "%s", err);
 		goto out;
 	}

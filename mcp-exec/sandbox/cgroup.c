@@ -248,9 +248,14 @@ v1_limits(struct cgroup *cg, const struct sandbox_limits *l)
 	return 0;
 }
 
-struct cgroup *
-cgroup_create(const struct cgroup_conf *conf, const char *name,
-    const struct sandbox_limits *l, char *err, size_t errlen)
+/*
+ * The cgroup's paths, one per v1 controller or one on v2 (made = 0: not
+ * created by us).  With mk, the parents are readied and the directories
+ * made.
+ */
+static struct cgroup *
+cgroup_paths(const struct cgroup_conf *conf, const char *name, int mk,
+    char *err, size_t errlen)
 {
 	struct cgroup	*cg = xcalloc(1, sizeof(*cg));
 	char		 parent[PATH_MAX], mount[PATH_MAX];
@@ -279,8 +284,11 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 		    "%s/stockade-%s", parent, name) == -1) {
 			snprintf(err, errlen, "cannot find the parent cgroup in "
 			    "%s", mount);
+			cg->path[i][0] = '\0';
 			goto fail;
 		}
+		if (!mk)
+			continue;
 		if (cg->v == CGROUP_V2 &&
 		    v2_enable_controllers(parent, err, errlen) == -1)
 			goto fail;
@@ -291,6 +299,20 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 			goto fail;
 		}
 	}
+	return cg;
+fail:
+	cgroup_destroy(cg);
+	return NULL;
+}
+
+struct cgroup *
+cgroup_create(const struct cgroup_conf *conf, const char *name,
+    const struct sandbox_limits *l, char *err, size_t errlen)
+{
+	struct cgroup	*cg;
+
+	if ((cg = cgroup_paths(conf, name, 1, err, errlen)) == NULL)
+		return NULL;
 	if ((cg->v == CGROUP_V2 ? v2_limits(cg->path[0], l) :
 	    v1_limits(cg, l)) == -1) {
 		snprintf(err, errlen, "setting limits in %s: %s", cg->path[0],
@@ -307,6 +329,24 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 fail:
 	cgroup_destroy(cg);
 	return NULL;
+}
+
+void
+cgroup_remove_stale(const struct cgroup_conf *conf, const char *name)
+{
+	struct cgroup	*cg;
+	char		 err[256];
+	struct stat	 st;
+	int		 i;
+
+	if ((cg = cgroup_paths(conf, name, 0, err, sizeof(err))) == NULL)
+		return;
+	for (i = 0; i < cg->npaths; i++)
+		if (stat(cg->path[i], &st) == -1)
+			cg->path[i][0] = '\0';
+	if (cg->path[cg->v == CGROUP_V2 ? 0 : 1][0] != '\0')
+		cgroup_kill(cg);
+	cgroup_destroy(cg);
 }
 
 int

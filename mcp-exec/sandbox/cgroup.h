@@ -47,6 +47,8 @@ uint64_t	 cgroup_memory_peak(struct cgroup *);
 void		 cgroup_kill(struct cgroup *);
 /* Removes the cgroup (once empty) and frees it. */
 void		 cgroup_destroy(struct cgroup *);
+/* Kills and removes what is left of sandbox `name`'s cgroup, if any. */
+void		 cgroup_remove_stale(const struct cgroup_conf *, const char *name);
 const char	*cgroup_version_name(const struct cgroup *);
 
 #endif

@@ -28,6 +28,7 @@
 #define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
 #define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
 #define SANDBOX_CONTROL_FD	3	/* the command's control socket */
+#define SANDBOX_SWEEP_AGE_S	60	/* a sweep leaves younger ones alone */
 
 enum net_level {
 	NET_NONE,		/* L0: new netns, loopback down */
@@ -74,6 +75,7 @@ struct sandbox {
 	struct cgroup		*cg;
 	struct uid_lease	 lease;
 	char			 dir[PATH_MAX];
+	int			 dir_lock;	/* flock()ed while we live */
 	int			 workspace_mounted;
 };
 
@@ -109,5 +111,13 @@ void	sandbox_kill(struct sandbox *);
 int	sandbox_wait(struct sandbox *, struct sandbox_exit *);
 /* Unmounts and removes the host directories, cgroup and uid lease. */
 void	sandbox_destroy(struct sandbox *);
+/*
+ * Removes what the sandboxes of an mcp-exec that died left in state_dir:
+ * directories no live mcp-exec holds (and older than SANDBOX_SWEEP_AGE_S),
+ * their workspace mounts and their cgroups.  removed (may be NULL) hears
+ * each sandbox id.  Returns how many were removed.
+ */
+int	sandbox_sweep(const char *state_dir, const struct cgroup_conf *,
+	    void (*removed)(void *arg, const char *id), void *arg);
 
 #endif

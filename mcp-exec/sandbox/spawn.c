@@ -7,6 +7,7 @@
  * init exits, the kernel kills every process left in the pid namespace,
  * grandchildren that called setsid() included.
  */
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -14,6 +15,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -22,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hash.h"
@@ -303,13 +306,20 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	memset(sb, 0, sizeof(*sb));
 	sb->init = -1;
 	sb->sync = -1;
+	sb->dir_lock = -1;
 	sb->lease.fd = -1;
 	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
 	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
 		return -1;
-	/* Traversable by the sandbox's uid, listable by no one but root. */
+	/* Traversable by the sandbox's uid, listable by no one but root;
+	 * locked while we live, so a sweep knows it is not left over. */
 	if (make_dir(s->dir, 0711, err, errlen) == -1)
 		goto fail;
+	if ((sb->dir_lock = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || flock(sb->dir_lock, LOCK_EX) == -1) {
+		snprintf(err, errlen, "lock %s: %s", s->dir, strerror(errno));
+		goto fail;
+	}
 	if (xsnprintf(p, sizeof(p), "%s/root", s->dir) == -1 ||
 	    make_dir(p, 0755, err, errlen) == -1 ||
 	    xsnprintf(p, sizeof(p), "%s/workspace", s->dir) == -1 ||
@@ -523,5 +533,67 @@ sandbox_destroy(struct sandbox *sb)
 	sb->workspace_mounted = 0;
 	if (sb->dir[0] != '\0' && rmtree(sb->dir) == -1 && errno != ENOENT)
 		log_warn("removing %s", sb->dir);
+	if (sb->dir_lock != -1)
+		close(sb->dir_lock);
+	sb->dir_lock = -1;
 	idmap_release(&sb->lease);
+}
+
+/* One directory of state_dir/sandboxes: removed if nobody holds it. */
+static int
+sweep_one(int dirfd, const char *sbdir, const char *id,
+    const struct cgroup_conf *cg)
+{
+	char		 p[PATH_MAX];
+	struct stat	 st;
+	int		 fd, gone = 0;
+
+	if (strlen(id) != SANDBOX_ID_HEX || strspn(id, "0123456789abcdef") !=
+	    SANDBOX_ID_HEX || xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) == -1)
+		return 0;
+	if ((fd = openat(dirfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	/* Held: a live sandbox.  Young: one whose owner is about to lock
+	 * it (the lock follows the mkdir).  Only root writes here, so the
+	 * time the directory last changed is ours to trust. */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+	    time(NULL) - st.st_mtime >= SANDBOX_SWEEP_AGE_S) {
+		cgroup_remove_stale(cg, id);
+		if (xsnprintf(p, sizeof(p), "%s/%s/workspace", sbdir, id) != -1)
+			(void)umount2(p, MNT_DETACH);
+		if (xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) != -1 &&
+		    rmtree(p) == 0)
+			gone = 1;
+		else
+			log_warn("removing %s", p);
+	}
+	close(fd);
+	return gone;
+}
+
+int
+sandbox_sweep(const char *state_dir, const struct cgroup_conf *cg,
+    void (*removed)(void *, const char *), void *arg)
+{
+	char		 sbdir[PATH_MAX];
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	if (xsnprintf(sbdir, sizeof(sbdir), "%s/sandboxes", state_dir) == -1 ||
+	    (d = opendir(sbdir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' ||
+		    !sweep_one(dirfd(d), sbdir, de->d_name, cg))
+			continue;
+		log_warnx("removed sandbox %s, left by an mcp-exec that did not "
+		    "stop cleanly", de->d_name);
+		if (removed != NULL)
+			removed(arg, de->d_name);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

@@ -10,7 +10,7 @@ B="$ROOT/$BUILD"
 T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-mcp.XXXXXX")
 chmod 0711 "$T"
 mx=""
-trap 'kill $auditd $mx 2>/dev/null; wait 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $auditd $mx 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
 
 [ -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] ||
 	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
