@@ -157,21 +157,27 @@ check_lists(const char *dir)
 int
 cmd_rules(int argc, char *argv[])
 {
+	char	*dir;
+	size_t	 len;
 	int	 bad = 0;
 
 	if (argc != 3 || strcmp(argv[1], "check") != 0) {
 		fprintf(stderr, "usage: stockade rules check DIR\n");
 		return EXIT_USAGE;
 	}
-	if (access(argv[2], R_OK | X_OK) == -1) {
-		perror(argv[2]);
+	dir = argv[2];
+	if (access(dir, R_OK | X_OK) == -1) {
+		perror(dir);
 		return EXIT_USAGE;
 	}
-	if (check_audit(argv[2]) == -1)
+	/* "rules/" names files as rules/x.yaml, not rules//x.yaml. */
+	while ((len = strlen(dir)) > 1 && dir[len - 1] == '/')
+		dir[len - 1] = '\0';
+	if (check_audit(dir) == -1)
 		bad = 1;
-	if (check_mcpexec(argv[2]) == -1)
+	if (check_mcpexec(dir) == -1)
 		bad = 1;
-	if (check_lists(argv[2]) == -1)
+	if (check_lists(dir) == -1)
 		bad = 1;
 	if (bad)
 		return EXIT_NEGATIVE;
