@@ -275,7 +275,8 @@ mcp_receive(struct mcp_conn *c, const char *data, size_t len)
 		    "bytes", c->srv->conf.server.max_message_bytes);
 		return;
 	}
-	if ((msg = json_loadb(data, len, JSON_REJECT_DUPLICATES, &je)) == NULL) {
+	if ((msg = json_loadb(data, len, JSON_REJECT_DUPLICATES |
+	    JSON_DECODE_ANY, &je)) == NULL) {
 		mcp_error(c, NULL, RPC_PARSE_ERROR, "parse error at byte %d: %s",
 		    je.position, je.text);
 		return;
