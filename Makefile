@@ -168,7 +168,8 @@ unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 integration: $(PROGRAMS) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/integration/run.sh
 
-# The MCP client suite: the official TypeScript SDK against mcp-exec.
+# The MCP client suite: the official TypeScript SDK against mcp-exec (stdio
+# and HTTP), then the official conformance suite (Node 22 from npm).
 mcp: $(PROGRAMS)
 	@BUILD=$(BUILD) tests/mcp/run.sh
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The MCP client suite: the official TypeScript SDK client (from npm, pinned
-# in package-lock.json) against mcp-exec, with a stockade-auditd of its own.
-# Afterwards the audit trail of the run must verify.
+# in package-lock.json) against mcp-exec, with a stockade-auditd of its own;
+# then the official conformance suite (conformance/run.sh) against a second
+# mcp-exec --http without tokens.  Afterwards the audit trail must verify.
 set -eu
 : "${BUILD:=build}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -9,8 +10,35 @@ HERE="$ROOT/tests/mcp"
 B="$ROOT/$BUILD"
 T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-mcp.XXXXXX")
 chmod 0711 "$T"
-mx=""
-trap 'kill $auditd $mx 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
+servers=""
+trap 'kill $auditd $servers 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$T"' EXIT
+
+# mcp-exec --http on a free loopback port with rules $1 and state dir $2;
+# sets http_pid and http_url.  Its stderr joins mcp-exec.err, where the
+# sanitizer check below looks.
+http_start() {
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$B/mcp-exec" --http "127.0.0.1:$port" --rules "$1" --state-dir "$2" \
+	    2>>"$T/mcp-exec.err" </dev/null &
+	http_pid=$!
+	http_url="http://127.0.0.1:$port/mcp"
+	servers="$servers $http_pid"
+	for _ in $(seq 1 250); do
+		curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0
+		kill -0 $http_pid 2>/dev/null || break
+		sleep 0.02
+	done
+	echo "FAIL: mcp-exec --http --rules $1 did not start"
+	exit 1
+}
+
+# SIGTERM must end it, and cleanly.
+http_stop() {
+	kill "$1"
+	wait "$1" || { echo "FAIL: mcp-exec --http did not stop cleanly"; exit 1; }
+	servers=${servers/ $1/}
+}
 
 [ -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] ||
 	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
@@ -38,24 +66,21 @@ TOKEN_A=$(openssl rand -hex 24) TOKEN_B=$(openssl rand -hex 24)
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 printf 'tokens:\n  - sha256: "%s"\n    principal: "user:alice"\n  - sha256: "%s"\n    principal: "user:bob"\n' \
     "$(sha "$TOKEN_A")" "$(sha "$TOKEN_B")" >"$T/rules-http/principals.yaml"
-PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$B/mcp-exec" --http "127.0.0.1:$PORT" --rules "$T/rules-http" \
-    --state-dir "$T/state-http" 2>>"$T/mcp-exec.err" </dev/null &
-mx=$!
-for _ in $(seq 1 250); do
-	curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break
-	sleep 0.02
-done
+http_start "$T/rules-http" "$T/state-http"
+mx=$http_pid mx_url=$http_url
+# Without tokens, for the conformance suite: its client sends none.
+http_start "$T/rules" "$T/state-conformance"
+cx=$http_pid cx_url=$http_url
 
 export MCP_EXEC="$B/mcp-exec" MCP_RULES="$T/rules" MCP_STATE="$T/state" \
     MCP_INPUTS="$T/inputs" MCP_STDERR="$T/mcp-exec.err" \
-    MCP_HTTP_URL="http://127.0.0.1:$PORT/mcp" MCP_TOKEN_A="$TOKEN_A" \
+    MCP_HTTP_URL="$mx_url" MCP_TOKEN_A="$TOKEN_A" \
     MCP_TOKEN_B="$TOKEN_B"
 cd "$HERE"
 node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs
-kill $mx
-wait $mx || { echo "FAIL: mcp-exec --http did not stop cleanly"; exit 1; }
-mx=""
+"$HERE/conformance/run.sh" "$cx_url"
+http_stop $mx
+http_stop $cx
 
 if grep -E "Sanitizer|runtime error" "$T/mcp-exec.err"; then
 	echo "FAIL: mcp-exec reported memory or undefined-behaviour errors"
