@@ -215,7 +215,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	}
 	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
 	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    mkdir_p(s->store, 0700) == -1) {
+	    mkdir_p(s->store, 0700) == -1 || xsnprintf(ws, sizeof(ws),
+	    "%s/.incoming", s->store) == -1 || mkdir(ws, 0700) == -1) {
 		snprintf(err, errlen, "artifact store: %s", strerror(errno));
 		goto fail;
 	}
@@ -395,28 +396,27 @@ collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
 	if ((infd = openat_beneath(s->wsfd, p->artifact_dir[0] ?
 	    p->artifact_dir : ".", O_RDONLY | O_DIRECTORY)) == -1)
 		return;
-	/* Left over only if an earlier collection failed half-way. */
-	if (mkdir(incoming, 0700) == -1 && (errno != EEXIST ||
-	    rmtree(incoming) == -1 || mkdir(incoming, 0700) == -1)) {
+	/* incoming/ is made with the store and left empty after each call,
+	 * so a call that leaves no new artifact touches no directory. */
+	if ((outfd = open(incoming, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		log_warn("artifacts: %s", incoming);
-		close(infd);
-		return;
+		goto reset;
 	}
-	if ((outfd = open(incoming, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		goto out;
 	if (artifacts_collect(infd, &p->artifacts, outfd, s->seen, uri,
 	    &found, skipped, err, sizeof(err)) == -1) {
 		log_warnx("artifacts of %s: %s", s->id, err);
+		goto reset;
+	}
+	if (json_array_size(found) == 0)
 		goto out;
-	}
-	if (json_array_size(found) > 0) {
-		json_decref(*changed);
-		*changed = keep_changed(s, incoming, found);
-	}
-out:
-	/* Empty unless something was found (its directories remain). */
-	if (rmdir(incoming) == -1 && rmtree(incoming) == -1)
+	json_decref(*changed);
+	*changed = keep_changed(s, incoming, found);
+reset:
+	/* Subdirectories of what was taken, or what a failure left. */
+	if ((rmtree(incoming) == -1 && errno != ENOENT) ||
+	    mkdir(incoming, 0700) == -1)
 		log_warn("artifacts: %s", incoming);
+out:
 	json_decref(found);
 	close(infd);
 	if (outfd != -1)

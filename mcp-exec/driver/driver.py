@@ -36,25 +36,33 @@ def on_sigint(signum, frame):
         raise KeyboardInterrupt
 
 
-def recv_exact(sock, n):
-    buf = bytearray()
-    fds = []
-    while len(buf) < n:
-        data, got, _flags, _addr = socket.recv_fds(sock, n - len(buf), 4)
-        if not data:
-            raise EOFError
-        buf += data
-        fds += got
-    return bytes(buf), fds
+class Reader:
+    """Frames from the control socket.  One recvmsg usually holds a whole
+    frame; bytes past it are kept for the next."""
 
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = bytearray()
 
-def recv_frame(sock):
-    hdr, fds = recv_exact(sock, HEADER.size)
-    (length,) = HEADER.unpack(hdr)
-    if length == 0 or length > FRAME_MAX:
-        raise ValueError("frame length %d" % length)
-    body, more = recv_exact(sock, length)
-    return json.loads(body), fds + more
+    def fill(self, n, fds):
+        while len(self.buf) < n:
+            data, got, _flags, _addr = socket.recv_fds(
+                self.sock, max(n - len(self.buf), 65536), 4)
+            if not data:
+                raise EOFError
+            self.buf += data
+            fds += got
+
+    def frame(self):
+        fds = []
+        self.fill(HEADER.size, fds)
+        (length,) = HEADER.unpack_from(self.buf)
+        if length == 0 or length > FRAME_MAX:
+            raise ValueError("frame length %d" % length)
+        self.fill(HEADER.size + length, fds)
+        body = bytes(self.buf[HEADER.size:HEADER.size + length])
+        del self.buf[:HEADER.size + length]
+        return json.loads(body), fds
 
 
 def send_frame(sock, obj):
@@ -117,6 +125,7 @@ def detach(devnull):
 def main():
     signal.signal(signal.SIGINT, on_sigint)
     sock = socket.socket(fileno=CONTROL_FD)
+    reader = Reader(sock)
     devnull = os.open("/dev/null", os.O_RDWR)
     # Unbuffered text on 1 and 2, whatever they point at.
     sys.stdout = open(1, "w", buffering=1, closefd=False,
@@ -127,7 +136,7 @@ def main():
     send_frame(sock, {"op": "ready", "python": sys.version.split()[0]})
     while True:
         try:
-            msg, fds = recv_frame(sock)
+            msg, fds = reader.frame()
         except (EOFError, ConnectionError):
             return 0
         if msg.get("op") != "exec" or len(fds) != 2:

@@ -141,6 +141,21 @@ test("artifacts come back as resource links and read as resources", async () => 
   assert.match(resourceTemplates[0].uriTemplate, /^stockade:\/\/sessions\/\{session_id\}\/artifacts\/\{name\}$/);
 });
 
+test("only new or changed artifacts are reported again", async () => {
+  const a = await python(client, "open('a.txt','w').write('one')");
+  const sid = a.structuredContent.session_id;
+  assert.deepEqual(a.structuredContent.artifacts.map((x) => x.name), ["a.txt"]);
+  const b = await python(client, "x = 1", { session_id: sid });
+  assert.deepEqual(b.structuredContent.artifacts, []);
+  const c = await python(client, "import os\nopen('a.txt','w').write('two')\nos.makedirs('sub', exist_ok=True)\nopen('sub/b.txt','w').write('bee')", { session_id: sid });
+  const names = c.structuredContent.artifacts.map((x) => x.name).sort();
+  assert.deepEqual(names, ["a.txt", "sub/b.txt"]);
+  const uri = c.structuredContent.artifacts.find((x) => x.name === "a.txt").uri;
+  assert.equal((await client.readResource({ uri })).contents[0].text, "two");
+  const d = await python(client, "open('sub/b.txt','w').write('bee')", { session_id: sid });
+  assert.deepEqual(d.structuredContent.artifacts, [], "same content: not again");
+});
+
 test("an unknown or foreign artifact is not found", async () => {
   await assert.rejects(
     client.readResource({ uri: "stockade://sessions/sess_00000000000000000000000000000000/artifacts/x.png" }),
