@@ -252,8 +252,9 @@ tokens:
     principal: "user:bob@example.com"
 EOF
 # And a browser app allowed by its Origin.
-sed -i 's|^\(  local_principal:.*\)|\1\n  allowed_origins: ["https://app.example.com"]|' \
+sed -i 's|^  allowed_origins: .*|  allowed_origins: ["https://app.example.com"]|' \
     "$R/mcp-exec.yaml"
+grep -q 'app.example.com' "$R/mcp-exec.yaml" || fail "sed missed allowed_origins"
 "$MX" -n --http 127.0.0.1:1 --rules "$R" 2>&1 | grep -q "configuration OK" ||
     fail "mcp-exec -n with principals.yaml"
 start_mx
