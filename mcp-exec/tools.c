@@ -458,6 +458,12 @@ py_started(void *arg, int audited, const char *audit_err)
 
 	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
 		session_hold(s, 0);
+	if (!audited)
+		mcp_log(pc->f->conn, LOG_LVL_ERROR, json_pack("{s:s, s:s}",
+		    "message", server_audit_required(srv) ? "the audit trail is "
+		    "unavailable: no code runs" : "the audit trail is "
+		    "unavailable: code runs unaudited (audit_required: false)",
+		    "error", audit_err));
 	if (!audited && server_audit_required(srv))
 		snprintf(err, sizeof(err), "not run: the audit trail is "
 		    "unavailable (%s)", audit_err);
@@ -578,6 +584,13 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 		json_decref(hits);
 		return;
 	}
+	/* Flagged, not denied: the code runs, and the client is told. */
+	json_array_foreach(hits, i, h)
+		mcp_log(c, LOG_LVL_WARNING, json_pack("{s:s, s:O, s:O, s:O}",
+		    "message", "the code matches a flagged pattern (recorded "
+		    "in the audit trail)", "rule", json_object_get(h, "id"),
+		    "severity", json_object_get(h, "severity"), "line",
+		    json_object_get(h, "line")));
 	if (sid == NULL && (s = session_create(srv, c->principal, err,
 	    sizeof(err))) == NULL) {
 		refuse(srv, c->principal, "execute_python", err, NULL);

@@ -52,9 +52,11 @@ start_auditd() {
 	keygen
 	[ -f "$CONF" ] || make_conf
 	rm -f "$SOCK"
-	"$AUDITD" -d -f "$CONF" --socket "$SOCK" --log-dir "$LOG" \
+	# Not holding an mcp_serve fifo open: mcp-exec must see its stdin close.
+	(for v in $(compgen -v IN_); do eval "exec ${!v}>&-"; done
+	 exec "$AUDITD" -d -f "$CONF" --socket "$SOCK" --log-dir "$LOG" \
 	    --key "$KEYS/checkpoint.key" --checkpoints "$CP" "$@" \
-	    2>>"$T/auditd.err" &
+	    2>>"$T/auditd.err") &
 	AUDITD_PID=$!
 	for _ in $(seq 1 200); do
 		[ -S "$SOCK" ] && return 0
@@ -87,3 +89,41 @@ expect_records() {
 }
 
 rawclient() { "$PY" "$HERE/rawclient.py" "$SOCK" "$@"; }
+
+# ---------------------------------------------------------------- mcp-exec
+MX="$BIN/mcp-exec"
+R="$T/rules"			# the shipped policy, pointed at this test
+S="$T/state"
+
+# mcp_rules: copies rules/ to $R with this test's audit socket and the
+# checkout's driver; sandbox uids must reach $S.
+mcp_rules() {
+	chmod 0711 "$T"
+	cp -R "$ROOT/rules" "$R"
+	sed -i -e "s|^\(  audit_socket:\).*|\1 $SOCK|" \
+	    -e "s|^\(  driver_dir:\).*|\1 $ROOT/mcp-exec/driver|" "$R/mcp-exec.yaml"
+	grep -q "audit_socket: $SOCK" "$R/mcp-exec.yaml" || fail "sed missed audit_socket"
+}
+
+# mcp_serve NAME: mcp-exec --stdio fed through a fifo held open on fd $IN_NAME.
+mcp_serve() {
+	mkfifo "$T/$1.in"
+	"$MX" --stdio --rules "$R" --state-dir "$S" <"$T/$1.in" >"$T/$1.out" \
+	    2>>"$T/mx.err" &
+	eval "PID_$1=$!"
+	exec {fd}>"$T/$1.in"
+	eval "IN_$1=$fd"
+	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"$fd"
+}
+# mcp_call NAME ID ARGUMENTS: one execute_python, waits for its reply.
+mcp_call() {
+	local fd
+	eval "fd=\$IN_$1"
+	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"execute_python","arguments":%s}}\n' "$2" "$3" >&"$fd"
+	for _ in $(seq 1 250); do
+		grep "\"id\":$2[,}]" "$T/$1.out" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	fail "no reply to call $2 of $1: $(tail -3 "$T/mx.err")"
+}

@@ -6,8 +6,6 @@
 # kept apart, refused tokens audited.
 . "$(dirname "$0")/lib.sh"
 
-MX="$BIN/mcp-exec"
-R="$T/rules"
 MX_PID=""
 
 stop_mx() {
@@ -40,12 +38,7 @@ start_mx() {
 }
 
 start_auditd
-# Sandbox uids must reach the state directory.
-chmod 0711 "$T"
-cp -R "$ROOT/rules" "$R"
-sed -i -e "s|^\(  audit_socket:\).*|\1 $SOCK|" \
-    -e "s|^\(  driver_dir:\).*|\1 $ROOT/mcp-exec/driver|" "$R/mcp-exec.yaml"
-grep -q "audit_socket: $SOCK" "$R/mcp-exec.yaml" || fail "sed missed audit_socket"
+mcp_rules
 
 # Without tokens, a non-loopback address is refused before anything runs.
 st=0; msg=$("$MX" --http "0.0.0.0:$(free_port)" --rules "$R" 2>&1) || st=$?

@@ -4,7 +4,6 @@
 # rule) for requests the profile does not allow.
 . "$(dirname "$0")/lib.sh"
 
-MX="$BIN/mcp-exec"
 R="$ROOT/tests/escape/rules"
 S="$T/mx-state"
 IN=/run/stockade/escape-inputs

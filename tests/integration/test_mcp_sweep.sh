@@ -5,42 +5,14 @@
 # than a minute, are left alone.
 . "$(dirname "$0")/lib.sh"
 
-MX="$BIN/mcp-exec"
-R="$T/rules"
-S="$T/state"
 start_auditd
-chmod 0711 "$T"
-cp -R "$ROOT/rules" "$R"
-sed -i -e "s|^\(  audit_socket:\).*|\1 $SOCK|" \
-    -e "s|^\(  driver_dir:\).*|\1 $ROOT/mcp-exec/driver|" "$R/mcp-exec.yaml"
+mcp_rules
 
-# serve NAME: mcp-exec --stdio fed through a fifo held open on fd $IN_NAME.
-serve() {
-	mkfifo "$T/$1.in"
-	"$MX" --stdio --rules "$R" --state-dir "$S" <"$T/$1.in" >"$T/$1.out" \
-	    2>>"$T/mx.err" &
-	eval "PID_$1=$!"
-	exec {fd}>"$T/$1.in"
-	eval "IN_$1=$fd"
-	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
-	    '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"$fd"
-}
-# call NAME ID ARGUMENTS: one execute_python, waits for its reply.
-call() {
-	local fd
-	eval "fd=\$IN_$1"
-	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"execute_python","arguments":%s}}\n' "$2" "$3" >&"$fd"
-	for _ in $(seq 1 250); do
-		grep "\"id\":$2[,}]" "$T/$1.out" 2>/dev/null && return 0
-		sleep 0.02
-	done
-	fail "no reply to call $2 of $1: $(tail -3 "$T/mx.err")"
-}
 cgroup_of() { find /sys/fs/cgroup -maxdepth 6 -type d -name "stockade-$1"; }
 mounted() { grep -q " $S/sandboxes/$1/workspace " /proc/mounts; }
 
-serve a
-call a 1 '{"code":"x = 1"}' >/dev/null
+mcp_serve a
+mcp_call a 1 '{"code":"x = 1"}' >/dev/null
 a_box=$(ls "$S/sandboxes")
 mounted "$a_box" || fail "no workspace mount"
 [ -n "$(cgroup_of "$a_box")" ] || fail "no cgroup"
@@ -50,8 +22,8 @@ wait "$PID_a" 2>/dev/null || true
 	fail "a SIGKILLed mcp-exec left nothing to sweep"
 
 # b starts while a's directory is young: it stays.
-serve b
-sid=$(call b 1 '{"code":"y = 7"}' | sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' | head -1)
+mcp_serve b
+sid=$(mcp_call b 1 '{"code":"y = 7"}' | sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' | head -1)
 [ -d "$S/sandboxes/$a_box" ] || fail "a directory younger than a minute was swept"
 b_box=$(ls "$S/sandboxes" | grep -v "$a_box")
 
@@ -62,7 +34,7 @@ touch -d '5 minutes ago' "$S/sandboxes/$a_box" "$S/sandboxes/$b_box"
 ! mounted "$a_box" || fail "left-over workspace still mounted"
 [ -z "$(cgroup_of "$a_box")" ] || fail "left-over cgroup not removed"
 [ -d "$S/sandboxes/$b_box" ] || fail "a live sandbox was swept"
-call b 2 "{\"code\":\"print(y)\",\"session_id\":\"$sid\"}" | grep -q '"stdout":"7\\n"' ||
+mcp_call b 2 "{\"code\":\"print(y)\",\"session_id\":\"$sid\"}" | grep -q '"stdout":"7\\n"' ||
 	fail "the live session lost its state"
 note "left-overs removed; live and young sandboxes kept"
 

@@ -10,14 +10,17 @@ export const env = {
   rules: process.env.MCP_RULES,
   state: process.env.MCP_STATE,
   inputs: process.env.MCP_INPUTS,
+  // Rules whose audit socket leads nowhere.
+  rulesNoAudit: process.env.MCP_RULES_NOAUDIT,
+  stateNoAudit: process.env.MCP_STATE_NOAUDIT,
   // The server's stderr: run.sh looks there for sanitizer reports.
   stderr: process.env.MCP_STDERR,
 };
 
-export async function connectStdio() {
+export async function connectStdio(rules = env.rules, state = env.state) {
   const transport = new StdioClientTransport({
     command: env.mcpExec,
-    args: ["--stdio", "--rules", env.rules, "--state-dir", env.state],
+    args: ["--stdio", "--rules", rules, "--state-dir", state],
     // The SDK passes only a few variables by default; give it PATH only.
     env: { PATH: process.env.PATH },
     stderr: env.stderr ? openSync(env.stderr, "a") : "inherit",

@@ -60,6 +60,11 @@ sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/auditd.sock#" \
     "$T/rules/mcp-exec.yaml"
 sed -i "s#^  roots: \[\]#  roots: [$T/inputs]#" "$T/rules/profiles/default.yaml"
 
+# No audit daemon behind this one: nothing may run.
+cp -R "$T/rules" "$T/rules-noaudit"
+sed -i "s#^  audit_socket: .*#  audit_socket: $T/nowhere.sock#" \
+    "$T/rules-noaudit/mcp-exec.yaml"
+
 # Over HTTP: two principals, each with a bearer token (kept as sha256).
 cp -R "$T/rules" "$T/rules-http"
 TOKEN_A=$(openssl rand -hex 24) TOKEN_B=$(openssl rand -hex 24)
@@ -74,6 +79,7 @@ cx=$http_pid cx_url=$http_url
 
 export MCP_EXEC="$B/mcp-exec" MCP_RULES="$T/rules" MCP_STATE="$T/state" \
     MCP_INPUTS="$T/inputs" MCP_STDERR="$T/mcp-exec.err" \
+    MCP_RULES_NOAUDIT="$T/rules-noaudit" MCP_STATE_NOAUDIT="$T/state-noaudit" \
     MCP_HTTP_URL="$mx_url" MCP_TOKEN_A="$TOKEN_A" \
     MCP_TOKEN_B="$TOKEN_B"
 cd "$HERE"

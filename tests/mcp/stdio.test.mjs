@@ -3,7 +3,8 @@
 // artifacts through resources/read, and the error paths.
 import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { readdirSync } from "node:fs";
 import { connectStdio, python, closeSessions, env } from "./lib.mjs";
 
 let client;
@@ -201,7 +202,35 @@ test("bad arguments are protocol errors naming the field", async () => {
   assert.match(s.content[0].text, /^session not found$/);
 });
 
-test("ping and logging/setLevel work", async () => {
+test("flagged code runs and is reported as notifications/message at the set level", async () => {
+  const seen = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => seen.push(n.params));
   await client.ping();
   await client.setLoggingLevel("warning");
+  const r = await python(client, "import ctypes\nprint('ran')");
+  assert.equal(r.structuredContent.stdout, "ran\n");
+  const hit = seen.find((p) => p.data.rule === "PY-NATIVE-001");
+  assert.ok(hit, JSON.stringify(seen));
+  assert.equal(hit.level, "warning");
+  assert.equal(hit.data.line, 1);
+  seen.length = 0;
+  await client.setLoggingLevel("error");
+  await python(client, "import ctypes");
+  assert.deepEqual(seen, []);
+  await assert.rejects(client.setLoggingLevel("loud"), (e) => e instanceof McpError && e.code === -32602);
+});
+
+test("with the audit daemon unreachable, no code runs", async () => {
+  const c = await connectStdio(env.rulesNoAudit, env.stateNoAudit);
+  const seen = [];
+  c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => seen.push(n.params));
+  const r = await c.callTool({ name: "execute_python", arguments: { code: "open('/workspace/ran','w').write('x')" } });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /^not run: the audit trail is unavailable/);
+  assert.ok(seen.some((p) => p.level === "error" && /no code runs/.test(p.data.message)));
+  // The session exists (its sandbox was built) but the code never ran.
+  const boxes = readdirSync(`${env.stateNoAudit}/sandboxes`);
+  assert.equal(boxes.length, 1);
+  assert.deepEqual(readdirSync(`${env.stateNoAudit}/sandboxes/${boxes[0]}/workspace`), []);
+  await c.close();
 });
