@@ -19,18 +19,19 @@ CC       ?= cc
 
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
-	    libevent-dev libseccomp-dev libpcre2-dev
+	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
+	    libpcap-dev libldns-dev
 # The default sandbox image is the host's /usr: data work and charts.
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
-	    curl openssl nodejs $(NPM_DEB)
+	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
 DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
-	    libpcre2-8
+	    libpcre2-8 libnftnl libmnl libpcap ldns
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
@@ -58,6 +59,7 @@ AUDITD_SRC = $(filter-out auditd/main.c,$(wildcard auditd/*.c))
 CLI_SRC    = $(filter-out cli/stockade.c,$(wildcard cli/*.c))
 MCP_SRC    = $(filter-out mcp-exec/main.c mcp-exec/sandbox/seccomp_gen.c,\
 	     $(wildcard mcp-exec/*.c mcp-exec/sandbox/*.c))
+NG_SRC     = $(filter-out netguard/main.c,$(wildcard netguard/*.c))
 UNIT_SRC   = $(wildcard tests/unit/check_*.c)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
 BENCH_SRC  = $(wildcard bench/*.c)
@@ -68,9 +70,11 @@ LIBSTOCKADE = $(BUILD)/libstockade.a
 LIBAUDITD   = $(BUILD)/libauditd.a
 LIBCLI      = $(BUILD)/libstockade-cli.a
 LIBMCP      = $(BUILD)/libmcp-exec.a
-ALL_LIBS    = $(LIBCLI) $(LIBMCP) $(LIBAUDITD) $(LIBSTOCKADE)
+LIBNG       = $(BUILD)/libnetguard.a
+ALL_LIBS    = $(LIBCLI) $(LIBMCP) $(LIBNG) $(LIBAUDITD) $(LIBSTOCKADE)
 
-PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade $(BUILD)/mcp-exec
+PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade $(BUILD)/mcp-exec \
+	      $(BUILD)/netguard
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/replay_%,$(FUZZ_SRC))
 BENCH_BINS  = $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
@@ -81,7 +85,7 @@ DEPS_STAMP  = build/.deps-ok
 .SECONDARY:
 
 .PHONY: all check run deps bench fuzz install clean lint unit integration escape \
-	mcp
+	mcp egress
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -94,6 +98,7 @@ $(LIBSTOCKADE): $(call obj,$(LIB_SRC))
 $(LIBAUDITD): $(call obj,$(AUDITD_SRC))
 $(LIBCLI): $(call obj,$(CLI_SRC))
 $(LIBMCP): $(call obj,$(MCP_SRC))
+$(LIBNG): $(call obj,$(NG_SRC))
 $(ALL_LIBS):
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -106,6 +111,9 @@ $(BUILD)/stockade: $(call obj,cli/stockade.c) $(ALL_LIBS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/mcp-exec: $(call obj,mcp-exec/main.c) $(LIBMCP) $(LIBSTOCKADE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/netguard: $(call obj,netguard/main.c) $(LIBNG) $(LIBSTOCKADE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The seccomp filter is compiled (by libseccomp) at build time, once.
@@ -124,10 +132,12 @@ $(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd -Imcp-exec -Imcp-exec/sandbox
-$(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd
+$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd -Imcp-exec -Imcp-exec/sandbox -Inetguard
+$(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd -Inetguard
+$(BUILD)/obj/netguard/%.o: CFLAGS += -Inetguard
 $(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec -Imcp-exec/sandbox
-$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox
+$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox \
+	-Inetguard
 $(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CHECK_CFLAGS) -Wno-missing-prototypes
 
 # Fuzz targets, replayed over their seed corpus by a plain driver in `make check`.
@@ -160,7 +170,7 @@ $(DEPS_STAMP): Makefile
 # `make check` re-invokes make so the sanitizer build sees the packages that
 # `deps` may just have installed (pkg-config runs at parse time).
 check: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape mcp
+	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape egress mcp
 
 unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
@@ -172,6 +182,10 @@ integration: $(PROGRAMS) $(BENCH_BINS)
 # and HTTP), then the official conformance suite (Node 22 from npm).
 mcp: $(PROGRAMS)
 	@BUILD=$(BUILD) tests/mcp/run.sh
+
+# The egress suite: netguard in a closed topology of namespaces.
+egress: $(PROGRAMS)
+	@BUILD=$(BUILD) tests/egress/run.sh
 
 # The escape suite: attacks run as untrusted code through `mcp-exec run`.
 escape: $(BUILD)/mcp-exec
@@ -193,7 +207,7 @@ run: $(DEPS_STAMP)
 
 lint:
 	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
-		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c \
+		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c netguard/*.c \
 		|| { echo "lint: banned function"; exit 1; }
 
 install: all
@@ -201,7 +215,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/stockade/rules $(DESTDIR)$(PREFIX)/share/doc/stockade
 	install -m 0755 $(BUILD)/stockade-auditd $(DESTDIR)$(PREFIX)/sbin/
 	install -m 0755 $(BUILD)/stockade $(DESTDIR)$(PREFIX)/bin/
-	install -m 0755 $(BUILD)/mcp-exec $(DESTDIR)$(PREFIX)/sbin/
+	install -m 0755 $(BUILD)/mcp-exec $(BUILD)/netguard $(DESTDIR)$(PREFIX)/sbin/
 	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
 	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <libgen.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,36 +73,6 @@ set_path(struct conf_ctx *ctx, const json_t *obj, const char *key,
 	return 1;
 }
 
-static void
-load_writers(struct conf_ctx *ctx, const json_t *arr, struct audit_conf *c)
-{
-	const json_t	*v;
-	struct passwd	*pw;
-	size_t		 i;
-
-	c->nwriters = 0;
-	json_array_foreach(arr, i, v) {
-		if (c->nwriters == AUDIT_WRITERS_MAX) {
-			conf_error(ctx, v, "writers: more than %d entries",
-			    AUDIT_WRITERS_MAX);
-			return;
-		}
-		if (json_is_integer(v) && json_integer_value(v) >= 0 &&
-		    json_integer_value(v) < (json_int_t)UINT32_MAX) {
-			c->writers[c->nwriters++] = (uid_t)json_integer_value(v);
-		} else if (json_is_string(v)) {
-			/* Names resolve at load time; a reload picks up changes. */
-			if ((pw = getpwnam(json_string_value(v))) == NULL) {
-				conf_error(ctx, v, "writers: no such user '%s'",
-				    json_string_value(v));
-				continue;
-			}
-			c->writers[c->nwriters++] = pw->pw_uid;
-		} else
-			conf_error(ctx, v, "writers: expected a user name or uid");
-	}
-}
-
 static int
 parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
     struct audit_conf *c)
@@ -132,7 +101,8 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 		c->socket_mode = (mode_t)i;
 	set_path(ctx, root, "log_dir", base, c->log_dir, sizeof(c->log_dir));
 	if (conf_get_array(ctx, root, "writers", &arr) == 1)
-		load_writers(ctx, arr, c);
+		c->nwriters = conf_users(ctx, arr, "writers", c->writers,
+		    AUDIT_WRITERS_MAX);
 	if (conf_get_object(ctx, root, "limits", &sub) == 1) {
 		conf_check_keys(ctx, sub, limits_keys);
 		if (conf_get_size(ctx, sub, "max_event_bytes", 1024,

@@ -64,6 +64,14 @@ static const struct field f_egress_denied[] = {
 	{ "session_id", F_STR }, { "protocol", F_STR }, { "dst_ip", F_STR },
 	{ "rule", F_STR }, END
 };
+static const struct field f_egress_attached[] = {
+	{ "session_id", F_STR }, { "sandbox", F_STR }, { "policy", F_STR },
+	{ "level", F_STR }, END
+};
+static const struct field f_egress_ended[] = {
+	{ "session_id", F_STR }, { "sandbox", F_STR }, { "policy", F_STR },
+	{ "level", F_STR }, { "reason", F_STR }, END
+};
 static const struct field f_dns_query[] = {
 	{ "session_id", F_STR }, { "name", F_STR }, { "qtype", F_STR },
 	{ "decision", F_DECISION }, END
@@ -92,6 +100,9 @@ static const struct evtype writer_types[] = {
 	{ "session_expired", f_session },
 	{ "call_refused", f_call_refused },
 	{ "egress_denied", f_egress_denied },
+	{ "egress_attached", f_egress_attached },
+	{ "egress_detached", f_egress_ended },
+	{ "egress_refused", f_egress_ended },
 	{ "dns_query", f_dns_query },
 	{ "dns_tunnel_suspected", f_dns_tunnel },
 	{ "policy_load", f_policy_load },

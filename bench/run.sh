@@ -12,8 +12,15 @@
 #   mcp calls: execute_python `1+1` through the MCP server (bench/mcp_load)
 #     in an existing session and in a new one, against the bare Python
 #     start.  Target for the existing session <= 0.1x.
+#   netguard attach: nft_open + nft_apply of an L2 policy with 1,000
+#     allowlisted addresses in a fresh netns (bench/ng_attach), against
+#     `nft -f` of the same ruleset in another.  Target >= 20x faster.
+#   netguard connections: new TCP connections/s through L2 with 10 and
+#     with 10,000 addresses (bench/ng_connrate, two private namespaces and
+#     a veth).  Target: within 5% of each other.
 #
-# Arguments name the sections to run (append verify sandbox mcp); none: all.
+# Arguments name the sections to run (append verify sandbox mcp netguard);
+# none: all.
 set -eu
 : "${BUILD:=build}"
 cd "$(dirname "$0")/.."
@@ -22,7 +29,7 @@ B="$PWD/$BUILD"
 T="$PWD/$BUILD/bench-tmp"
 rm -rf "$T"
 mkdir -p "$T"
-trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$T"' EXIT
+trap 'kill -9 ${pid:-} 2>/dev/null || true; rm -rf "$T"' EXIT
 EVENTS=${BENCH_EVENTS:-20000}		# per writer
 RUNS=${BENCH_RUNS:-5}
 
@@ -143,6 +150,30 @@ echo "$out" | awk '
 	}'
 }
 
-for s in append verify sandbox mcp; do
+bench_netguard() {
+if [ "$(id -u)" != 0 ]; then
+	echo "== netguard: skipped (needs root for network namespaces)"
+	return
+fi
+echo "== netguard: attach L2, 1000 addresses, fresh netns (median of $(( RUNS * 4 )) runs each, interleaved)"
+out=$("$B/bench/ng_attach" --runs $(( RUNS * 4 )))
+echo "$out" | awk '
+	{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) }
+	END {
+		printf "netguard %.2f ms (of which nft_open %.2f ms), nft -f %.2f ms; nft -f / netguard %.1fx\n",
+		    v["netguard_ns"] / 1e6, v["open_ns"] / 1e6, v["nft_ns"] / 1e6,
+		    v["nft_ns"] / v["netguard_ns"]
+	}'
+echo "== netguard: new TCP connections/s through L2, 10 vs 10,000 addresses"
+out=$("$B/bench/ng_connrate")
+echo "$out" | awk '
+	$1 == "connections" { printf "no table: %d/s\n", $6 }
+	$1 == "mode" {
+		printf "%-8s (%s set): 10 addresses %d/s, 10,000 addresses %d/s, ratio %.3f (paired %.3f)\n",
+		    $2, $2 == "hosts" ? "hash" : "interval", $4, $6, $6 / $4, $8
+	}'
+}
+
+for s in append verify sandbox mcp netguard; do
 	if want $s; then bench_$s; fi
 done

@@ -10,6 +10,7 @@
 #define EXIT_USAGE	2
 
 int	cmd_audit(int argc, char *argv[]);
+int	cmd_net(int argc, char *argv[]);
 int	cmd_rules(int argc, char *argv[]);
 int	cmd_status(int argc, char *argv[]);
 

@@ -91,6 +91,21 @@ static const struct rule rules[] = {
 	    OC_NETWORK, 5, "Refuse", 3, CTL_BLOCKED,
 	    "{protocol} connection from session {session_id} to {dst_ip} "
 	    "denied by rule {rule}", "denied by rule {rule}" },
+	{ "egress_attached", 0, 0,
+	    { "network", "configuration" }, { "change" }, OUT_SUCCESS,
+	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    "egress policy {policy} ({level}) attached to sandbox {sandbox} "
+	    "of session {session_id}", NULL },
+	{ "egress_detached", 0, 0,
+	    { "network", "configuration" }, { "change" }, OUT_SUCCESS,
+	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    "egress policy {policy} detached from sandbox {sandbox}: {reason}",
+	    NULL },
+	{ "egress_refused", 0, 0,
+	    { "network", "configuration" }, { "change" }, OUT_FAILURE,
+	    OC_BASE, 99, "Other", 3, CTL_NONE,
+	    "egress policy {policy} not attached to sandbox {sandbox}: "
+	    "{reason}", "{reason}" },
 	{ "dns_query", R_DENY, X_DNS,
 	    { "network" }, { "protocol", "denied" }, OUT_FAILURE,
 	    OC_DNS, 1, "Query", 3, CTL_BLOCKED,

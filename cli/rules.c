@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "config.h"
+#include "netguard.h"
 #include "patterns.h"
 #include "principals.h"
 #include "profile.h"
@@ -75,6 +76,35 @@ check_mcpexec(const char *dir)
 	}
 	closedir(d);
 	free(p);
+	return rv;
+}
+
+/* netguard.yaml and every network/NAME.yaml, through netguard's loaders. */
+static int
+check_netguard(const char *dir)
+{
+	struct ng_conf		 nc;
+	struct policy_set	*set;
+	char			 path[PATH_MAX];
+	size_t			 i;
+	int			 rv = 0;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, NETGUARD_CONF_FILE) !=
+	    -1 && access(path, F_OK) == 0) {
+		if (ng_conf_load(dir, &nc) == -1)
+			rv = -1;
+		else
+			printf("%s: OK\n", path);
+	}
+	if (xsnprintf(path, sizeof(path), "%s/network", dir) == -1 ||
+	    access(path, F_OK) == -1)
+		return rv;
+	if ((set = policy_set_load(dir)) == NULL)
+		return -1;
+	for (i = 0; i < set->npolicies; i++)
+		printf("%s: OK, level %s\n", set->policies[i].path,
+		    policy_level_name(set->policies[i].level));
+	policy_set_free(set);
 	return rv;
 }
 
@@ -178,6 +208,8 @@ cmd_rules(int argc, char *argv[])
 	if (check_mcpexec(dir) == -1)
 		bad = 1;
 	if (check_lists(dir) == -1)
+		bad = 1;
+	if (check_netguard(dir) == -1)
 		bad = 1;
 	if (bad)
 		return EXIT_NEGATIVE;

@@ -20,6 +20,10 @@ usage(void)
 	    "       stockade audit tail [DIR] [-n N] [-f] [--session ID] [--event TYPE]\n"
 	    "       stockade audit export [DIR] --format ecs|ocsf|hec [--since SEQ]\n"
 	    "       stockade audit status [--socket PATH]\n"
+	    "       stockade net attach [--socket PATH] --netns PATH --policy NAME\n"
+	    "                           [--sandbox ID] [--session ID] [--principal P]\n"
+	    "       stockade net detach [--socket PATH] (--netns PATH | --sandbox ID)\n"
+	    "       stockade net status [--socket PATH]\n"
 	    "       stockade rules check DIR\n"
 	    "       stockade status [--audit-socket PATH]\n"
 	    "       stockade version\n");
@@ -34,6 +38,8 @@ main(int argc, char *argv[])
 		return usage();
 	if (strcmp(argv[1], "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
+	if (strcmp(argv[1], "net") == 0)
+		return cmd_net(argc - 1, argv + 1);
 	if (strcmp(argv[1], "rules") == 0)
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)

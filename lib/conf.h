@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 #define CONF_FILE_MAX		(1024 * 1024)	/* bytes in one policy file */
@@ -86,6 +87,12 @@ int	conf_get_enum(struct conf_ctx *, const json_t *obj, const char *key,
 /* Human sizes: an integer of bytes or a string "64K", "8M", "1G" (powers of 1024). */
 int	conf_get_size(struct conf_ctx *, const json_t *obj, const char *key,
 	    uint64_t min, uint64_t max, uint64_t *out);
+/*
+ * A list of users, each a name (resolved now: a reload picks up changes)
+ * or a uid, into out[max]; returns how many were kept.
+ */
+size_t	conf_users(struct conf_ctx *, const json_t *arr, const char *what,
+	    uid_t *out, size_t max);
 /* Print every error to stderr, one per line; returns the count. */
 unsigned conf_ctx_report(const struct conf_ctx *);
 

@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -478,4 +479,32 @@ conf_ctx_report(const struct conf_ctx *ctx)
 	if (ctx->nerrors > kept)
 		fprintf(stderr, "... and %u more\n", ctx->nerrors - kept);
 	return ctx->nerrors;
+}
+
+size_t
+conf_users(struct conf_ctx *ctx, const json_t *arr, const char *what,
+    uid_t *out, size_t max)
+{
+	const json_t	*v;
+	struct passwd	*pw;
+	size_t		 i, n = 0;
+
+	json_array_foreach(arr, i, v) {
+		if (n == max) {
+			conf_error(ctx, v, "%s: more than %zu entries", what, max);
+			break;
+		}
+		if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+		    json_integer_value(v) < (json_int_t)UINT32_MAX)
+			out[n++] = (uid_t)json_integer_value(v);
+		else if (!json_is_string(v))
+			conf_error(ctx, v, "%s: expected a user name or uid",
+			    what);
+		else if ((pw = getpwnam(json_string_value(v))) == NULL)
+			conf_error(ctx, v, "%s: no such user '%s'", what,
+			    json_string_value(v));
+		else
+			out[n++] = pw->pw_uid;
+	}
+	return n;
 }

@@ -280,7 +280,8 @@ cmd_serve(int argc, char *argv[])
 	LIST_INIT(&srv.sessions);
 	if ((srv.base = event_base_new()) == NULL)
 		fatalx("event_base_new");
-	server_audit_init(&srv);
+	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
+	    "mcp-exec");
 	swept = json_array();
 	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
 	    swept) > 0)
@@ -305,7 +306,7 @@ cmd_serve(int argc, char *argv[])
 	for (i = 0; i < 2; i++)
 		event_free(sigs[i]);
 	event_free(srv.reaper);
-	server_audit_shutdown(&srv);
+	audit_link_shutdown(&srv.audit);
 	patterns_free(srv.patterns);
 	commands_free(srv.commands);
 	sandbox_seccomp_free(&srv.seccomp);

@@ -1,0 +1,112 @@
+/*
+ * netguard's state: settings, the loaded policies, the audit link, the
+ * uplink namespace and every attached sandbox.  One event loop thread
+ * owns all of it; the helper threads of lib/netns.c only make sockets.
+ */
+#ifndef NETGUARD_NETGUARD_H
+#define NETGUARD_NETGUARD_H
+
+#include <sys/queue.h>
+#include <sys/types.h>
+#include <net/if.h>
+#include <netinet/in.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "audit_link.h"
+#include "link.h"
+#include "policy.h"
+#include "resolver.h"
+
+#define NETGUARD_CONF_FILE	"netguard.yaml"
+#define NG_CLIENTS_MAX		16		/* uids in clients */
+#define NG_SLOTS_MAX		16384		/* /30s handed out from pool */
+#define NG_ID_MAX		128		/* sandbox, session, principal */
+#define NG_VETH_PREFIX		"ngv"		/* uplink ends: ngv<slot> */
+#define NG_VETH_PEER		"eth0"		/* the sandbox's end */
+#define NG_CONTROL_MAX		(64 * 1024)	/* one control frame */
+#define NG_CONTROL_CONNS_MAX	64
+
+struct ng_conf {
+	char			 socket_path[4096];
+	mode_t			 socket_mode;
+	char			 audit_socket[4096];
+	uid_t			 clients[NG_CLIENTS_MAX];
+	size_t			 nclients;
+	char			 uplink_netns[4096];	/* "": netguard's own */
+	struct policy_cidr	 pool;
+	unsigned		 nflog_group;
+	unsigned		 log_rate;
+	uint16_t		 resolver_port;
+	struct resolver_conf	 resolver;
+};
+
+struct nft_handle;
+struct nflog;
+
+/* One sandbox namespace under a policy. */
+struct attachment {
+	LIST_ENTRY(attachment)	 entry;
+	struct netguard		*ng;
+	int			 nsfd;		/* held: the netns lives on */
+	dev_t			 dev;
+	ino_t			 ino;
+	char			 sandbox[NG_ID_MAX + 1];
+	char			 session[NG_ID_MAX + 1];
+	char			 principal[NG_ID_MAX + 1];
+	const struct policy	*policy;	/* into ng->policies */
+	int			 slot;		/* -1: no veth (L0, L1) */
+	struct in_addr		 addr, gw;
+	char			 host_if[IFNAMSIZ];
+	struct nft_handle	*nft;
+	struct nflog		*nflog;
+	struct resolver_client	*dns;
+	uint64_t		 denied;	/* denials reported */
+	char			 since[32];
+};
+LIST_HEAD(attachment_list, attachment);
+
+struct netguard {
+	struct event_base	*base;
+	const char		*rules_dir;
+	struct ng_conf		 conf;
+	struct policy_set	*policies;
+	struct audit_link	 audit;
+	int			 uplink_fd;	/* -1: netguard's own netns */
+	struct link_ns		 uplink;
+	struct nft_handle	*uplink_nft;
+	struct resolver		*resolver;
+	struct attachment_list	 attached;
+	unsigned		 nattached;
+	uint8_t			*slots;		/* 1: in use */
+	unsigned		 nslots;
+	unsigned		 nslots_used;
+	int			 control_fd;
+	struct event		*control_ev;
+};
+
+/* config.c */
+int	ng_conf_load(const char *rules_dir, struct ng_conf *);
+
+/* attach.c */
+int	ng_init(struct netguard *, char *err, size_t errlen);
+void	ng_shutdown(struct netguard *);
+/* Takes nsfd in every case.  The reply's fields, or NULL with err. */
+json_t	*ng_attach(struct netguard *, int nsfd, const char *sandbox,
+	    const char *session, const char *principal, const char *policy,
+	    char *err, size_t errlen);
+struct attachment *ng_find(struct netguard *, int nsfd, const char *sandbox);
+void	ng_detach(struct attachment *, const char *reason);
+json_t	*ng_status(struct netguard *);
+/* Loads rules again and re-applies every attachment; -1 keeps the old. */
+int	ng_reload(struct netguard *, char *err, size_t errlen);
+/* Audits a policy_load for set (or a failed load). */
+void	ng_audit_policy_load(struct netguard *, const struct policy_set *,
+	    const char *error);
+
+/* control.c */
+int	control_listen(struct netguard *);
+void	control_close(struct netguard *);
+
+#endif
