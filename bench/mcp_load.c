@@ -28,6 +28,7 @@
 #include <jansson.h>
 
 #include "buf.h"
+#include "stats.h"
 #include "util.h"
 
 #define SESSIONS_MAX	64
@@ -50,19 +51,11 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Sorts v and prints "name p50 p99". */
 static void
 report(const char *name, uint64_t *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_u64);
+	stats_sort(v, n);
 	printf("%s %llu %llu\n", name, (unsigned long long)v[(n - 1) / 2],
 	    (unsigned long long)v[(n * 99 + 99) / 100 - 1]);
 	fflush(stdout);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "nft.h"
+#include "stats.h"
 #include "util.h"
 
 #define RUNS_MAX	1000
@@ -308,21 +309,6 @@ ns_list(int nsfd)
 	return out;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	 x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void
 usage(void)
 {
@@ -469,8 +455,8 @@ main(int argc, char *argv[])
 	}
 	printf("addresses %llu runs %llu netguard_ns %llu open_ns %llu "
 	    "nft_ns %llu identical 1\n", (unsigned long long)naddr,
-	    (unsigned long long)runs, (unsigned long long)median(tg, runs),
-	    (unsigned long long)median(to, runs),
-	    (unsigned long long)median(tn, runs));
+	    (unsigned long long)runs, (unsigned long long)stats_median(tg, runs),
+	    (unsigned long long)stats_median(to, runs),
+	    (unsigned long long)stats_median(tn, runs));
 	return 0;
 }

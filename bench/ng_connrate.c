@@ -25,6 +25,7 @@
 #include "log.h"
 #include "netns.h"
 #include "nft.h"
+#include "stats.h"
 #include "util.h"
 
 #define CLIENT_ADDR	"192.0.2.1"
@@ -184,21 +185,6 @@ policy_make(struct policy *p, struct policy_group *g, unsigned n, int hosts)
 	}
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	 x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Connections per second for c->conns connects under the current table. */
 static uint64_t
 measure(struct nft_handle *h, int nsfd, struct client *c)
@@ -327,10 +313,10 @@ main(int argc, char *argv[])
 	}
 	printf("connections %llu rounds %llu no_table %llu\n",
 	    (unsigned long long)conns, (unsigned long long)rounds,
-	    (unsigned long long)median(base, rounds));
+	    (unsigned long long)stats_median(base, rounds));
 	for (m = 0; m < 2; m++) {
 		for (k = 0; k < SIZES; k++)
-			med[m][k] = median(rate[m][k], rounds);
+			med[m][k] = stats_median(rate[m][k], rounds);
 		/* Each round's two sizes ran back to back: the median of
 		 * their ratios cancels the machine's slower drifts. */
 		for (r = 0; r < rounds; r++)
@@ -340,7 +326,7 @@ main(int argc, char *argv[])
 			printf(" n%u %llu", sizes[k],
 			    (unsigned long long)med[m][k]);
 		printf(" paired_ratio %.4f\n",
-		    (double)median(ratio, rounds) / 1e6);
+		    (double)stats_median(ratio, rounds) / 1e6);
 	}
 
 	/* Tear down: the listener first, so the server thread ends. */
