@@ -12,12 +12,11 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "frame.h"
 #include "netns.h"
+#include "ng_client.h"
 #include "util.h"
 
 #define DEFAULT_NG_SOCKET	"/run/stockade/netguard.sock"
-#define NET_REPLY_MAX		(4 * 1024 * 1024)
 
 static int
 net_usage(void)
@@ -34,25 +33,12 @@ net_usage(void)
 static int
 net_request(const char *sock, json_t *msg, int nsfd)
 {
-	json_t	*reply = NULL;
-	char	 err[256];
-	size_t	 nfds = 0;
-	int	 fd, rc, fds[FRAME_FDS_MAX];
+	json_t	*reply;
+	char	 err[512];
 
-	if ((fd = unix_connect(sock)) == -1) {
-		fprintf(stderr, "stockade: %s: %s\n", sock, strerror(errno));
-		return EXIT_USAGE;
-	}
-	if (frame_send(fd, msg, nsfd != -1 ? &nsfd : NULL, nsfd != -1) == -1) {
-		fprintf(stderr, "stockade: %s: %s\n", sock, strerror(errno));
-		close(fd);
-		return EXIT_USAGE;
-	}
-	rc = frame_recv(fd, NET_REPLY_MAX, &reply, fds, &nfds, err, sizeof(err));
-	close(fd);
-	if (rc != 1) {
-		fprintf(stderr, "stockade: %s: %s\n", sock, rc == 0 ?
-		    "netguard closed the connection" : err);
+	if ((reply = ngc_call(sock, msg, nsfd, NGC_TIMEOUT_MS, err,
+	    sizeof(err))) == NULL) {
+		fprintf(stderr, "stockade: %s\n", err);
 		return EXIT_USAGE;
 	}
 	if (!json_is_true(json_object_get(reply, "ok"))) {

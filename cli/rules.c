@@ -35,6 +35,16 @@ check_audit(const char *dir)
 	return 0;
 }
 
+/* A profile's network names netguard's policy file, or the check fails. */
+static int
+network_policy_exists(const char *dir, const char *name)
+{
+	char	 path[PATH_MAX];
+
+	return xsnprintf(path, sizeof(path), "%s/network/%s.yaml", dir,
+	    name) != -1 && access(path, R_OK) == 0;
+}
+
 static int
 check_mcpexec(const char *dir)
 {
@@ -71,7 +81,11 @@ check_mcpexec(const char *dir)
 		name[len - 5] = '\0';
 		if (profile_load(dir, name, p) == -1)
 			rv = -1;
-		else
+		else if (p->netguard && !network_policy_exists(dir, p->network)) {
+			fprintf(stderr, "%s: network: no policy %s/network/%s.yaml "
+			    "for netguard\n", p->path, dir, p->network);
+			rv = -1;
+		} else
 			printf("%s: OK\n", p->path);
 	}
 	closedir(d);

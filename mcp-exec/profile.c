@@ -458,7 +458,7 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	if (conf_get_object(ctx, root, "artifacts", &sub) == 1)
 		artifacts_section(ctx, sub, p);
 	if (conf_get_string(ctx, root, "network", &s) == 1) {
-		/* L2/L3 policies are netguard's, attached by the MCP server. */
+		/* Other policies are netguard's (rules/network/NAME.yaml). */
 		if (!profile_name_ok(s))
 			conf_error(ctx, json_object_get(root, "network"),
 			    "network: none, loopback or a policy name");
@@ -466,6 +466,10 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 			snprintf(p->network, sizeof(p->network), "%s", s);
 			p->net = strcmp(s, "loopback") == 0 ? NET_LOOPBACK :
 			    NET_NONE;
+			/* Anything else is attached by netguard, which sets
+			 * the links up: the sandbox leaves them alone. */
+			p->netguard = strcmp(s, "none") != 0 &&
+			    strcmp(s, "loopback") != 0;
 		}
 	}
 	if (conf_get_string(ctx, root, "hostname", &s) == 1) {

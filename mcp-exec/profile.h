@@ -27,7 +27,7 @@ struct server_conf {
 	size_t		max_message_bytes;
 	char		audit_socket[PATH_MAX];
 	int		audit_required;
-	/* Not used yet: where netguard (L2/L3 networks) will listen. */
+	/* netguard's control socket, for profiles that name a policy. */
 	char		netguard_socket[PATH_MAX];
 	char		driver_dir[PATH_MAX];
 	size_t		inline_image_max;
@@ -64,6 +64,7 @@ struct profile {
 	struct artifact_rules	artifacts;
 	enum net_level		net;
 	char			network[PROFILE_NAME_MAX];
+	int			netguard;	/* network is netguard's policy */
 	char			hostname[PROFILE_NAME_MAX];
 	int			landlock_required;
 };

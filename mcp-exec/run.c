@@ -19,6 +19,7 @@
 #include "artifacts.h"
 #include "capture.h"
 #include "log.h"
+#include "network.h"
 #include "run.h"
 #include "stage.h"
 #include "util.h"
@@ -264,6 +265,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
 	struct streams		 st;
+	struct net_link		 net;
+	char			 session[64];
 	json_t			*result = NULL, *inputs = json_array();
 	unsigned		 timeout = rq->timeout_ms ? rq->timeout_ms :
 				    p->timeout_default_ms;
@@ -307,6 +310,9 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
 	spec.control_fd = -1;
+	snprintf(session, sizeof(session), "run-%s", spec.id);
+	network_prepare(&net, &spec, p, rq->conf->server.netguard_socket,
+	    session, "operator");
 	if (sandbox_prepare(&spec, &sb, err, errlen) == -1)
 		goto out;
 	if (rq->nfiles > 0 && stage_all(rq, spec.dir, inputs, err, errlen) == -1)
@@ -359,6 +365,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	streams_close(&st);
 destroy:
 	sandbox_destroy(&sb);
+	network_detach(&net);
 out:
 	json_decref(inputs);
 	return result;

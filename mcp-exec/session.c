@@ -21,6 +21,7 @@
 #include "capture.h"
 #include "frame.h"
 #include "log.h"
+#include "network.h"
 #include "session.h"
 #include "stage.h"
 #include "util.h"
@@ -77,6 +78,7 @@ struct session {
 	json_t			*seen;		/* artifact name -> {sha256, mime} */
 	char			 store[PATH_MAX];	/* artifacts kept: in the
 						   sandbox's directory */
+	struct net_link		 net;		/* netguard's policy, if any */
 };
 
 static void	call_finish(struct call *);
@@ -180,6 +182,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	s->spec.scrub_argv = srv->caller_argv;
 	s->spec.has_inputs = 1;
 	s->spec.driver_dir = sc->driver_dir;
+	network_prepare(&s->net, &s->spec, &srv->profile, sc->netguard_socket,
+	    s->id, s->principal);
 	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
 		goto fail;
 	s->started = 1;
@@ -223,9 +227,10 @@ session_create(struct server *srv, const char *principal, char *err,
 	s->last_used = mono_ms();
 	LIST_INSERT_HEAD(&srv->sessions, s, entry);
 	srv->nsessions++;
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
 	    "session_created", "principal", s->principal, "session_id", s->id,
-	    "profile", srv->profile.name, "sandbox", s->spec.id));
+	    "profile", srv->profile.name, "sandbox", s->spec.id, "network",
+	    srv->profile.network));
 	return s;
 fail:
 	if (sv[1] != -1)
@@ -240,6 +245,7 @@ fail:
 		close(s->wsfd);
 	if (s->started)
 		sandbox_destroy(&s->sb);
+	network_detach(&s->net);
 	json_decref(s->seen);
 	free(s);
 	return NULL;
@@ -317,6 +323,7 @@ session_close(struct session *s, const char *reason)
 	close(s->ctl);
 	close(s->wsfd);
 	sandbox_destroy(&s->sb);		/* the artifacts store with it */
+	network_detach(&s->net);		/* nothing runs there any more */
 	json_decref(s->seen);
 	free(s);
 }

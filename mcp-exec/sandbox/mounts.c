@@ -206,8 +206,14 @@ top_level(struct ctx *c)
 static int
 etc(struct ctx *c)
 {
-	char	 hosts[256], host[PATH_MAX], rel[PATH_MAX];
+	char	 hosts[256], host[PATH_MAX], rel[PATH_MAX], resolv[128];
 	size_t	 i;
+
+	/* The only resolver a networked sandbox can reach: netguard's. */
+	resolv[0] = '\0';
+	if (c->spec->resolver != NULL)
+		snprintf(resolv, sizeof(resolv), "nameserver %s\n"
+		    "options timeout:2 attempts:2\n", c->spec->resolver);
 
 	snprintf(hosts, sizeof(hosts), "127.0.0.1\tlocalhost %s\n"
 	    "::1\t\tlocalhost ip6-localhost ip6-loopback\n", c->spec->hostname);
@@ -218,7 +224,7 @@ etc(struct ctx *c)
 	    write_file(c, "etc/hosts", hosts) == -1 ||
 	    write_file(c, "etc/nsswitch.conf", "passwd: files\ngroup: files\n"
 	    "hosts: files dns\n") == -1 ||
-	    write_file(c, "etc/resolv.conf", "") == -1)
+	    write_file(c, "etc/resolv.conf", resolv) == -1)
 		return -1;
 	snprintf(hosts, sizeof(hosts), "%s\n", c->spec->hostname);
 	if (write_file(c, "etc/hostname", hosts) == -1)

@@ -19,6 +19,7 @@ struct mount_spec {
 	uint64_t	 shm_size;
 	int		 has_inputs;
 	const char	*driver_dir;	/* NULL, or bound read-only */
+	const char	*resolver;	/* NULL, or /etc/resolv.conf's nameserver */
 };
 
 int	mounts_setup(const struct mount_spec *, char *err, size_t errlen);

@@ -29,6 +29,7 @@
 #define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
 #define SANDBOX_CONTROL_FD	3	/* the command's control socket */
 #define SANDBOX_SWEEP_AGE_S	60	/* a sweep leaves younger ones alone */
+#define SANDBOX_RESOLVER_LEN	46	/* INET6_ADDRSTRLEN */
 
 enum net_level {
 	NET_NONE,		/* L0: new netns, loopback down */
@@ -67,6 +68,16 @@ struct sandbox_spec {
 	int			 stderr_fd;
 	int			 control_fd;	/* -1, or the command's fd 3 */
 	const char		*driver_dir;	/* NULL, or bound at SANDBOX_DRIVER_DIR */
+	/*
+	 * NULL, or called by the parent once the child's maps and cgroup
+	 * are in place and before it is released: nothing in the sandbox
+	 * has run yet.  It may write the sandbox's nameserver (an address)
+	 * into resolver.  Failing (-1 with err) stops the start.
+	 */
+	int			(*before_go)(void *arg, pid_t init,
+				    char *resolver, size_t resolverlen,
+				    char *err, size_t errlen);
+	void			*before_go_arg;
 };
 
 struct sandbox {

@@ -50,6 +50,12 @@ enum {
 	MSG_STATUS = 'S',	/* init: the command's wait status follows */
 };
 
+/* The release: whatever the parent learnt before it, e.g. the resolver. */
+struct go_msg {
+	char	 type;				/* MSG_GO */
+	char	 resolver[SANDBOX_RESOLVER_LEN];	/* "" or an address */
+};
+
 const char *const sandbox_env[] = {
 	"PATH=/usr/local/bin:/usr/bin:/bin",
 	"HOME=/tmp",
@@ -214,13 +220,16 @@ static void __attribute__((noreturn))
 child_main(const struct sandbox_spec *s, int sync)
 {
 	struct mount_spec	 ms;
-	char			 err[SANDBOX_ERR_MAX], go;
+	struct go_msg		 go;
+	char			 err[SANDBOX_ERR_MAX];
 
 	err[0] = '\0';
 	/* If mcp-exec dies, so does the sandbox. */
+	memset(&go, 0, sizeof(go));
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
-	    read(sync, &go, 1) != 1 || go != MSG_GO)
+	    read(sync, &go, sizeof(go)) < 1 || go.type != MSG_GO)
 		_exit(127);
+	go.resolver[sizeof(go.resolver) - 1] = '\0';
 	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, s->control_fd, err,
 	    sizeof(err)) == -1)
 		child_fail(sync, err);
@@ -254,6 +263,7 @@ child_main(const struct sandbox_spec *s, int sync)
 	ms.shm_size = s->limits->shm_size;
 	ms.has_inputs = s->has_inputs;
 	ms.driver_dir = s->driver_dir;
+	ms.resolver = go.resolver[0] != '\0' ? go.resolver : NULL;
 	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
 	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
 	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
@@ -275,8 +285,8 @@ child_main(const struct sandbox_spec *s, int sync)
 		child_fail(sync, err);
 	if (sandbox_seccomp_load(s->seccomp, err, sizeof(err)) == -1)
 		child_fail(sync, err);
-	go = MSG_READY;
-	if (write(sync, &go, 1) != 1)
+	go.type = MSG_READY;
+	if (write(sync, &go.type, 1) != 1)
 		_exit(127);
 	init_loop(s);
 }
@@ -409,9 +419,9 @@ int
 sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
-	int	 sv[2], placed;
-	char	 go = MSG_GO;
-	pid_t	 pid;
+	struct go_msg	 go;
+	int		 sv[2], placed;
+	pid_t		 pid;
 
 	if ((sb->cg = cgroup_create(s->cgroup, s->id, s->limits, err,
 	    errlen)) == NULL)
@@ -433,9 +443,14 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	close(sv[1]);
 	sb->init = pid;
 	sb->sync = sv[0];
+	memset(&go, 0, sizeof(go));
+	go.type = MSG_GO;
 	if (idmap_write(pid, SANDBOX_INNER_ID, &sb->lease, err, errlen) == -1 ||
 	    (!placed && cgroup_add(sb->cg, pid, err, errlen) == -1) ||
-	    write(sb->sync, &go, 1) != 1 || await_ready(sb, err, errlen) == -1) {
+	    (s->before_go != NULL && s->before_go(s->before_go_arg, pid,
+	    go.resolver, sizeof(go.resolver), err, errlen) == -1) ||
+	    write(sb->sync, &go, sizeof(go)) != (ssize_t)sizeof(go) ||
+	    await_ready(sb, err, errlen) == -1) {
 		sandbox_kill(sb);
 		(void)waitpid(pid, NULL, 0);
 		sb->init = -1;
