@@ -110,11 +110,17 @@ dns_event_cb(void *owner, json_t *ev)
 	att_audit(att, ev, name);
 }
 
+/* A free /30: hint if it is free (a restored sandbox keeps its address). */
 static int
-slot_alloc(struct netguard *ng)
+slot_alloc(struct netguard *ng, int hint)
 {
 	unsigned	 i;
 
+	if (hint >= 0 && (unsigned)hint < ng->nslots && !ng->slots[hint]) {
+		ng->slots[hint] = 1;
+		ng->nslots_used++;
+		return hint;
+	}
 	for (i = 0; i < ng->nslots; i++)
 		if (!ng->slots[i]) {
 			ng->slots[i] = 1;
@@ -241,14 +247,16 @@ att_link_down(struct attachment *att)
  */
 static int
 att_configure(struct attachment *att, const struct policy *pol, int change,
-    char *err, size_t errlen)
+    int slot_hint, char *err, size_t errlen)
 {
 	struct netguard		*ng = att->ng;
 	struct nft_sandbox	 spec;
 	char			 e[256];
 
+	if (needs_link(pol->level) && uplink_ready(ng, err, errlen) == -1)
+		return -1;
 	if (needs_link(pol->level) && att->slot < 0) {
-		if ((att->slot = slot_alloc(ng)) < 0) {
+		if ((att->slot = slot_alloc(ng, slot_hint)) < 0) {
 			snprintf(err, errlen, "the address pool is exhausted "
 			    "(%u sandboxes)", ng->nslots);
 			return -1;
@@ -291,6 +299,21 @@ att_configure(struct attachment *att, const struct policy *pol, int change,
 	return 0;
 }
 
+/* What this process holds for att; the namespace keeps its setup. */
+static void
+att_release(struct attachment *att)
+{
+	if (att->dns != NULL)
+		resolver_close(att->dns);
+	nflog_close(att->nflog);
+	if (att->nft != NULL)
+		nft_close(att->nft);
+	if (att->nsfd != -1)
+		close(att->nsfd);
+	free(att);
+}
+
+/* Takes everything away: table, veth, address, record. */
 static void
 att_free(struct attachment *att)
 {
@@ -298,16 +321,11 @@ att_free(struct attachment *att)
 
 	if (att->dns != NULL)
 		resolver_close(att->dns);
-	nflog_close(att->nflog);
+	att->dns = NULL;
 	att_link_down(att);
-	if (att->nft != NULL) {
-		if (nft_remove(att->nft, err, sizeof(err)) == -1)
-			log_warnx("%s: %s", att->sandbox, err);
-		nft_close(att->nft);
-	}
-	if (att->nsfd != -1)
-		close(att->nsfd);
-	free(att);
+	if (att->nft != NULL && nft_remove(att->nft, err, sizeof(err)) == -1)
+		log_warnx("%s: %s", att->sandbox, err);
+	att_release(att);
 }
 
 struct attachment *
@@ -354,11 +372,11 @@ att_describe(const struct attachment *att)
 json_t *
 ng_attach(struct netguard *ng, int nsfd, const char *sandbox,
     const char *session, const char *principal, const char *policy,
-    char *err, size_t errlen)
+    int slot, int restored, char *err, size_t errlen)
 {
 	struct attachment	*att;
 	const struct policy	*pol;
-	json_t			*reply;
+	json_t			*reply, *ev;
 	char			 e[256];
 
 	if (netns_check(nsfd) == -1) {
@@ -393,18 +411,27 @@ ng_attach(struct netguard *ng, int nsfd, const char *sandbox,
 		snprintf(err, errlen, "nftables: %s", e);
 		goto fail;
 	}
-	if (att_configure(att, pol, 0, err, errlen) == -1)
+	if (att_configure(att, pol, 0, slot, err, errlen) == -1)
 		goto fail;
 	if ((att->nflog = nflog_open(ng->base, nsfd, ng->conf.nflog_group,
 	    denied_cb, att, e, sizeof(e))) == NULL) {
 		snprintf(err, errlen, "nflog: %s", e);
 		goto fail;
 	}
+	if (state_save(att, e, sizeof(e)) == -1) {
+		snprintf(err, errlen, "state: %s", e);
+		goto fail;
+	}
 	LIST_INSERT_HEAD(&ng->attached, att, entry);
 	ng->nattached++;
 	reply = att_describe(att);
-	att_audit(att, att->slot >= 0 ? json_pack("{s:O}", "address",
-	    json_object_get(reply, "address")) : NULL, "egress_attached");
+	ev = json_object();
+	if (att->slot >= 0)
+		json_object_set(ev, "address", json_object_get(reply,
+		    "address"));
+	if (restored)
+		json_object_set_new(ev, "restored", json_true());
+	att_audit(att, ev, "egress_attached");
 	log_info("attached %s (%s) to %s", att->sandbox, att->session,
 	    pol->name);
 	return reply;
@@ -422,6 +449,7 @@ ng_detach(struct attachment *att, const char *reason)
 
 	LIST_REMOVE(att, entry);
 	ng->nattached--;
+	state_remove(att);
 	att_audit(att, json_pack("{s:s, s:I}", "reason", reason, "denied",
 	    (json_int_t)att->denied), "egress_detached");
 	log_info("detached %s: %s", att->sandbox, reason);
@@ -500,7 +528,7 @@ ng_reload(struct netguard *ng, char *err, size_t errlen)
 	for (att = LIST_FIRST(&ng->attached); att != NULL; att = next) {
 		next = LIST_NEXT(att, entry);
 		pol = policy_find(set, att->policy->name);
-		if (att_configure(att, pol, 1, err, errlen) == -1) {
+		if (att_configure(att, pol, 1, -1, err, errlen) == -1) {
 			/* Fail closed: this sandbox loses its network. */
 			log_warnx("%s: %s; detached", att->sandbox, err);
 			att->policy = pol;
@@ -514,94 +542,65 @@ ng_reload(struct netguard *ng, char *err, size_t errlen)
 }
 
 static void
-cleanup_link(void *arg, int ifindex, const char *name)
+reap_cb(evutil_socket_t fd, short ev, void *arg)
 {
-	struct netguard	*ng = ((void **)arg)[0];
-	json_t		*removed = ((void **)arg)[1];
-
-	if (link_del(&ng->uplink, ifindex) == 0)
-		json_array_append_new(removed, json_sprintf("veth %s", name));
-	else
-		log_warnx("%s: %s", name, ng->uplink.err);
-}
-
-static int
-forward_on(void *arg)
-{
-	int	 fd, rc;
-
-	if ((fd = open("/proc/sys/net/ipv4/ip_forward", O_WRONLY | O_CLOEXEC))
-	    == -1)
-		return -1;
-	rc = write_all(fd, "1\n", 2);
-	close(fd);
-	return rc;
+	state_reap(arg);
 }
 
 int
 ng_init(struct netguard *ng, char *err, size_t errlen)
 {
-	json_t	*removed = json_array();
-	void	*walk[2] = { ng, removed };
-	char	 e[256];
+	struct timeval	 tv = { NG_REAP_INTERVAL_S, 0 };
+	json_t		*removed = json_array();
+	int		 rc = -1;
 
 	LIST_INIT(&ng->attached);
-	ng->uplink_fd = -1;
-	if (ng->conf.uplink_netns[0] != '\0' &&
-	    (ng->uplink_fd = netns_open(ng->conf.uplink_netns)) == -1) {
-		snprintf(err, errlen, "uplink_netns %s: %s",
-		    ng->conf.uplink_netns, strerror(errno));
-		return -1;
-	}
 	ng->nslots = 1u << (32 - ng->conf.pool.prefix) >> 2;
 	if (ng->nslots > NG_SLOTS_MAX)
 		ng->nslots = NG_SLOTS_MAX;
 	ng->slots = xcalloc(ng->nslots, 1);
-	if (link_open(&ng->uplink, ng->uplink_fd) == -1) {
-		snprintf(err, errlen, "uplink: %s", ng->uplink.err);
-		return -1;
-	}
-	/* What a previous netguard left behind: its namespaces' ends. */
-	if (link_foreach_prefix(&ng->uplink, NG_VETH_PREFIX, cleanup_link,
-	    walk) == -1)
-		log_warnx("uplink: %s", ng->uplink.err);
+	if (state_init(ng, err, errlen) == -1 ||
+	    uplink_open(ng, removed, err, errlen) == -1)
+		goto out;
+	ng->resolver = resolver_new(ng->base, ng->uplink_fd, &ng->conf.resolver,
+	    pin_cb, dns_event_cb);
+	/* What a previous netguard left: restored if alive, else removed. */
+	state_restore(ng, removed);
+	if ((ng->reaper = event_new(ng->base, -1, EV_PERSIST, reap_cb, ng)) ==
+	    NULL || event_add(ng->reaper, &tv) == -1)
+		fatalx("reaper event");
+	rc = 0;
+out:
 	if (json_array_size(removed) > 0)
 		audit_link_send(&ng->audit, json_pack("{s:s, s:s, s:O}",
 		    "event", "cleanup", "program", "netguard", "removed",
 		    removed));
 	json_decref(removed);
-	if (netns_call(ng->uplink_fd, forward_on, NULL) == -1) {
-		snprintf(err, errlen, "uplink: ip_forward: %s", strerror(errno));
-		return -1;
-	}
-	if ((ng->uplink_nft = nft_open(ng->uplink_fd, e, sizeof(e))) == NULL ||
-	    nft_uplink_apply(ng->uplink_nft, &ng->conf.pool, e,
-	    sizeof(e)) == -1) {
-		snprintf(err, errlen, "uplink nftables: %s", e);
-		return -1;
-	}
-	ng->resolver = resolver_new(ng->base, ng->uplink_fd, &ng->conf.resolver,
-	    pin_cb, dns_event_cb);
-	return 0;
+	return rc;
 }
 
+/*
+ * Stopping keeps every attachment: the tables stay in the namespaces,
+ * the veths and the NAT table stay up, the records stay in state_dir,
+ * and the next netguard restores them.  Only what lives in this process
+ * goes: resolver listeners, NFLOG readers, descriptors.
+ */
 void
 ng_shutdown(struct netguard *ng)
 {
 	struct attachment	*att;
-	char			 e[256];
 
-	while ((att = LIST_FIRST(&ng->attached)) != NULL)
-		ng_detach(att, "netguard stopped");
-	resolver_free(ng->resolver);
-	if (ng->uplink_nft != NULL) {
-		if (nft_uplink_remove(ng->uplink_nft, e, sizeof(e)) == -1)
-			log_warnx("uplink: %s", e);
-		nft_close(ng->uplink_nft);
+	while ((att = LIST_FIRST(&ng->attached)) != NULL) {
+		LIST_REMOVE(att, entry);
+		ng->nattached--;
+		log_info("%s stays attached to %s for the next netguard",
+		    att->sandbox, att->policy->name);
+		att_release(att);
 	}
-	link_close(&ng->uplink);
-	if (ng->uplink_fd != -1)
-		close(ng->uplink_fd);
+	if (ng->reaper != NULL)
+		event_free(ng->reaper);
+	resolver_free(ng->resolver);
+	uplink_close(ng);
 	free(ng->slots);
 	policy_set_free(ng->policies);
 }

@@ -27,6 +27,7 @@ conf_defaults(struct ng_conf *c)
 	c->clients[0] = 0;
 	c->nclients = 1;
 	(void)policy_parse_cidr("10.231.0.0/16", &c->pool);
+	snprintf(c->state_dir, sizeof(c->state_dir), "/run/stockade/netguard");
 	c->nflog_group = 17;
 	c->log_rate = 20;
 	c->resolver_port = 53;
@@ -78,8 +79,8 @@ int
 ng_conf_load(const char *rules_dir, struct ng_conf *c)
 {
 	static const char *const top[] = { "socket", "socket_mode",
-	    "audit_socket", "clients", "uplink_netns", "pool", "nflog_group",
-	    "log_rate", "resolver", NULL };
+	    "audit_socket", "clients", "uplink_netns", "state_dir", "pool",
+	    "nflog_group", "log_rate", "resolver", NULL };
 	struct conf_doc	*doc;
 	struct conf_ctx	 ctx;
 	char		 path[PATH_MAX], err[CONF_ERROR_LEN];
@@ -112,6 +113,8 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 			    NG_CLIENTS_MAX);
 		get_path(&ctx, root, "uplink_netns", c->uplink_netns,
 		    sizeof(c->uplink_netns), 1);
+		get_path(&ctx, root, "state_dir", c->state_dir,
+		    sizeof(c->state_dir), 0);
 		if (conf_get_string(&ctx, root, "pool", &s) == 1 &&
 		    (policy_parse_cidr(s, &c->pool) == -1 ||
 		    c->pool.family != AF_INET ||

@@ -91,12 +91,19 @@ do_attach(struct netguard *ng, const json_t *msg, int *fds, size_t nfds,
 			snprintf(err, errlen, "sandbox: required");
 		return NULL;
 	}
+	/* It names netguard's files in state_dir. */
+	if (sandbox[0] == '.' || strspn(sandbox, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != strlen(sandbox)) {
+		snprintf(err, errlen, "sandbox: letters, digits, '.', '_', ':' "
+		    "and '-', not starting with '.'");
+		return NULL;
+	}
 	if ((session = id_field(msg, "session_id", "none", err, errlen)) ==
 	    NULL || (principal = id_field(msg, "principal", "operator", err,
 	    errlen)) == NULL)
 		return NULL;
-	r = ng_attach(ng, fds[0], sandbox, session, principal, policy, err,
-	    errlen);
+	r = ng_attach(ng, fds[0], sandbox, session, principal, policy, -1, 0,
+	    err, errlen);
 	fds[0] = -1;	/* ng_attach took it */
 	return r;
 }

@@ -27,7 +27,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: netguard [-dnv] [--rules DIR] [--socket PATH] "
 	    "[--audit-socket PATH]\n"
-	    "                [--uplink-netns NAME|PATH]\n");
+	    "                [--uplink-netns NAME|PATH] [--state-dir DIR]\n");
 	exit(2);
 }
 
@@ -71,11 +71,13 @@ main(int argc, char *argv[])
 		{ "socket", required_argument, NULL, 'S' },
 		{ "audit-socket", required_argument, NULL, 'A' },
 		{ "uplink-netns", required_argument, NULL, 'U' },
+		{ "state-dir", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct netguard	 ng;
 	struct event	*sigs[3];
 	const char	*sock = NULL, *audit = NULL, *uplink = NULL;
+	const char	*state = NULL;
 	char		 err[1024];
 	int		 ch, foreground = 0, check_only = 0, verbose = 0, i;
 
@@ -104,6 +106,9 @@ main(int argc, char *argv[])
 		case 'U':
 			uplink = optarg;
 			break;
+		case 's':
+			state = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -118,8 +123,14 @@ main(int argc, char *argv[])
 	    override(ng.conf.audit_socket, sizeof(ng.conf.audit_socket),
 	    "--audit-socket", audit) == -1 ||
 	    override(ng.conf.uplink_netns, sizeof(ng.conf.uplink_netns),
-	    "--uplink-netns", uplink) == -1)
+	    "--uplink-netns", uplink) == -1 ||
+	    override(ng.conf.state_dir, sizeof(ng.conf.state_dir),
+	    "--state-dir", state) == -1)
 		return 1;
+	if (ng.conf.state_dir[0] != '/') {
+		fprintf(stderr, "netguard: --state-dir: an absolute path\n");
+		return 1;
+	}
 	if (check_only) {
 		fprintf(stderr, "configuration OK\n");
 		policy_set_free(ng.policies);

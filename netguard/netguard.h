@@ -27,6 +27,7 @@
 #define NG_VETH_PEER		"eth0"		/* the sandbox's end */
 #define NG_CONTROL_MAX		(64 * 1024)	/* one control frame */
 #define NG_CONTROL_CONNS_MAX	64
+#define NG_REAP_INTERVAL_S	10		/* looking for sandboxes gone */
 
 struct ng_conf {
 	char			 socket_path[4096];
@@ -35,6 +36,7 @@ struct ng_conf {
 	uid_t			 clients[NG_CLIENTS_MAX];
 	size_t			 nclients;
 	char			 uplink_netns[4096];	/* "": netguard's own */
+	char			 state_dir[4096];
 	struct policy_cidr	 pool;
 	unsigned		 nflog_group;
 	unsigned		 log_rate;
@@ -84,6 +86,7 @@ struct netguard {
 	unsigned		 nslots_used;
 	int			 control_fd;
 	struct event		*control_ev;
+	struct event		*reaper;
 };
 
 /* config.c */
@@ -92,10 +95,14 @@ int	ng_conf_load(const char *rules_dir, struct ng_conf *);
 /* attach.c */
 int	ng_init(struct netguard *, char *err, size_t errlen);
 void	ng_shutdown(struct netguard *);
-/* Takes nsfd in every case.  The reply's fields, or NULL with err. */
+/*
+ * Takes nsfd in every case.  The reply's fields, or NULL with err.
+ * slot: the address slot to reuse if free (-1: any); restored: after a
+ * restart (recorded in the event).
+ */
 json_t	*ng_attach(struct netguard *, int nsfd, const char *sandbox,
 	    const char *session, const char *principal, const char *policy,
-	    char *err, size_t errlen);
+	    int slot, int restored, char *err, size_t errlen);
 struct attachment *ng_find(struct netguard *, int nsfd, const char *sandbox);
 void	ng_detach(struct attachment *, const char *reason);
 json_t	*ng_status(struct netguard *);
@@ -104,6 +111,22 @@ int	ng_reload(struct netguard *, char *err, size_t errlen);
 /* Audits a policy_load for set (or a failed load). */
 void	ng_audit_policy_load(struct netguard *, const struct policy_set *,
 	    const char *error);
+
+/* uplink.c */
+int	uplink_open(struct netguard *, json_t *removed, char *err,
+	    size_t errlen);
+/* Forwarding and the NAT table, at the first L2/L3 attach. */
+int	uplink_ready(struct netguard *, char *err, size_t errlen);
+void	uplink_close(struct netguard *);
+
+/* state.c */
+int	state_init(struct netguard *, char *err, size_t errlen);
+int	state_save(const struct attachment *, char *err, size_t errlen);
+void	state_remove(const struct attachment *);
+/* Re-attaches each saved sandbox still alive; removed hears the rest. */
+void	state_restore(struct netguard *, json_t *removed);
+/* Detaches every attachment whose namespace nothing else holds. */
+void	state_reap(struct netguard *);
 
 /* control.c */
 int	control_listen(struct netguard *);

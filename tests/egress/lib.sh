@@ -281,7 +281,8 @@ start_netguard() {
 	ng_rules
 	rm -f "$NG_SOCK"
 	"$NETGUARD" -d --rules "$R" --socket "$NG_SOCK" --audit-socket "$SOCK" \
-	    --uplink-netns "$NS_G" "$@" 2>>"$T/netguard.err" &
+	    --uplink-netns "$NS_G" --state-dir "$T/ngstate" "$@" \
+	    2>>"$T/netguard.err" &
 	NG_PID=$!
 	for _ in $(seq 1 250); do
 		[ -S "$NG_SOCK" ] && return 0
