@@ -299,16 +299,6 @@ audit_status(int argc, char *argv[])
 	return print_status(sock);
 }
 
-int
-cmd_status(int argc, char *argv[])
-{
-	const char	*sock = DEFAULT_SOCKET;
-
-	if (socket_opt(argc, argv, "audit-socket", &sock) == -1)
-		return audit_usage();
-	return print_status(sock);
-}
-
 /* ------------------------------------------------------------ tail, export */
 
 struct filter {

@@ -1,15 +1,16 @@
 #!/bin/bash
 # `make run`: the suite with the policy in rules/, state kept in ./state.
-# Generates a checkpoint key on first use, starts what exists of the suite
-# (stockade-auditd, and as root the MCP server mcp-exec on 127.0.0.1:
-# $MCP_PORT, default 8765), prints how to use it, and stops everything
-# cleanly on Ctrl-C.
+# Generates a checkpoint key on first use, starts stockade-auditd and, as
+# root, netguard and the MCP server mcp-exec on 127.0.0.1:$MCP_PORT
+# (default 8080), prints how to connect, and stops everything cleanly on
+# Ctrl-C: mcp-exec first, then netguard, then the audit daemon, so every
+# last event still reaches the trail.
 set -eu
 : "${BUILD:=build}"
 cd "$(dirname "$0")/.."
 B="$PWD/$BUILD"
 S="$PWD/state"
-PORT=${MCP_PORT:-8765}
+PORT=${MCP_PORT:-8080}
 mkdir -p "$S/run" "$S/audit" "$S/offhost"
 # Sandbox uids must walk through to state/mcp-exec; nobody else may list.
 chmod 0711 "$S"
@@ -28,9 +29,10 @@ setsid "$B/stockade-auditd" -d -f "$S/audit.yaml" --socket "$S/run/auditd.sock" 
     --log-dir "$S/audit" --key "$S/keys/checkpoint.key" \
     --checkpoints "$S/offhost" &
 auditd=$!
-mcp=""
+mcp="" ng=""
 stop() {
 	[ -z "$mcp" ] || { kill -TERM "$mcp"; wait "$mcp"; }
+	[ -z "$ng" ] || { kill -TERM "$ng"; wait "$ng"; }
 	kill -TERM "$auditd"
 	wait "$auditd"
 	echo "stopped; the log verifies with: $B/stockade audit verify $S/audit --pubkey $S/keys/checkpoint.pub --checkpoints $S/offhost"
@@ -47,14 +49,27 @@ done
 rm -rf "$S/rules"
 cp -R rules "$S/rules"
 sed -i -e "s#^  audit_socket: .*#  audit_socket: $S/run/auditd.sock#" \
+    -e "s#^  netguard_socket: .*#  netguard_socket: $S/run/netguard.sock#" \
     -e "s#^  driver_dir: .*#  driver_dir: $PWD/mcp-exec/driver#" \
     "$S/rules/mcp-exec.yaml"
 if [ "$(id -u)" = 0 ]; then
+	# netguard first: mcp-exec asks it for every networked sandbox.  It
+	# changes nothing on the host until a profile asks for L2 or L3.
+	setsid "$B/netguard" -d --rules "$S/rules" --socket "$S/run/netguard.sock" \
+	    --audit-socket "$S/run/auditd.sock" --state-dir "$S/netguard" \
+	    </dev/null &
+	ng=$!
+	while [ ! -S "$S/run/netguard.sock" ]; do
+		kill -0 $ng 2>/dev/null || { echo "netguard did not start" >&2; ng=""; stop; }
+		sleep 0.05
+	done
 	setsid "$B/mcp-exec" -v --http "127.0.0.1:$PORT" --rules "$S/rules" \
 	    --state-dir "$S/mcp-exec" </dev/null &
 	mcp=$!
+	ng_line="netguard         socket $S/run/netguard.sock (egress policies: rules/network/)"
 	mcp_line="mcp-exec         MCP (Streamable HTTP) at http://127.0.0.1:$PORT/mcp"
 else
+	ng_line="netguard         not started: it needs root (network namespaces)"
 	mcp_line="mcp-exec         not started: it needs root (sandboxes)"
 fi
 
@@ -62,20 +77,28 @@ cat <<MSG
 
 Stockade is running (Ctrl-C stops it).
   stockade-auditd  socket $S/run/auditd.sock, log $S/audit
+  $ng_line
   $mcp_line
 
-Point an MCP client at http://127.0.0.1:$PORT/mcp, or have a client start
-  $B/mcp-exec --stdio --rules $S/rules --state-dir $S/mcp-exec
-(tools: execute_python, run_command, close_session; docs/operations.md).
+Connect an MCP client (tools: execute_python, run_command, close_session):
+  Claude Desktop / Cursor (mcpServers), the server over stdio, as root:
+    {"mcpServers": {"stockade": {"command": "$B/mcp-exec",
+      "args": ["--stdio", "--rules", "$S/rules", "--state-dir", "$S/mcp-exec"]}}}
+  VS Code (.vscode/mcp.json), over HTTP:
+    {"servers": {"stockade": {"type": "http", "url": "http://127.0.0.1:$PORT/mcp"}}}
+  MCP Inspector:
+    npx @modelcontextprotocol/inspector --cli http://127.0.0.1:$PORT/mcp \\
+        --transport http --method tools/list
 
 Try:
+  $B/stockade status --audit-socket $S/run/auditd.sock --netguard-socket $S/run/netguard.sock
   echo '{"event":"operator_note","principal":"user:$me","message":"hello"}' |
       $B/stockade audit send --socket $S/run/auditd.sock
   $B/stockade audit tail $S/audit -f
   $B/stockade audit status --socket $S/run/auditd.sock
   $B/stockade audit verify $S/audit --pubkey $S/keys/checkpoint.pub --checkpoints $S/offhost
   $B/stockade audit export $S/audit --format ecs
-  $B/mcp-exec run --rules rules --state-dir $S/mcp-exec -- \
+  $B/mcp-exec run --rules rules --state-dir $S/mcp-exec -- \\
       /usr/bin/python3 -c 'import numpy; print(numpy.arange(5).sum())'
 
 MSG

@@ -1,0 +1,132 @@
+/*
+ * `stockade status`: the suite at a glance, for an operator.  Asks each
+ * daemon over its socket; a daemon that does not answer is reported as
+ * such (and makes the exit status 1), never guessed at.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "audit_client.h"
+#include "cli.h"
+#include "ng_client.h"
+
+#define STATUS_AUDIT_SOCKET	"/run/stockade/auditd.sock"
+#define STATUS_NG_SOCKET	"/run/stockade/netguard.sock"
+
+static const char *
+str(const json_t *o, const char *key)
+{
+	const char	*s = json_string_value(json_object_get(o, key));
+
+	return s != NULL ? s : "-";
+}
+
+static long long
+num(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static json_t *
+audit_status(const char *sock, char *err, size_t errlen)
+{
+	struct audit_client	 ac;
+	json_t			*st;
+
+	if (audit_client_open(&ac, sock, err, errlen) == -1)
+		return NULL;
+	st = audit_client_status(&ac, err, errlen);
+	audit_client_close(&ac);
+	return st;
+}
+
+static void
+print_audit(const json_t *st)
+{
+	const json_t	*a = json_object_get(st, "audit");
+
+	printf("stockade-auditd  %s, %lld writers connected\n", str(a, "state"),
+	    num(st, "clients"));
+	printf("  head           seq %lld, hash %.16s…, durable to seq %lld\n",
+	    num(a, "seq"), str(a, "hash"), num(a, "durable_seq"));
+	printf("  checkpoint     seq %lld at %s\n", num(a, "checkpoint_seq"),
+	    str(a, "checkpoint_ts"));
+	printf("  file           %s\n", str(a, "active_file"));
+}
+
+static void
+print_netguard(const json_t *st)
+{
+	const json_t	*att = json_object_get(st, "attached"), *a, *p;
+	size_t		 i;
+
+	printf("netguard         %zu policies, %zu sandboxes attached, %lld "
+	    "addresses free\n", json_array_size(json_object_get(st,
+	    "policies")), json_array_size(att), num(st, "pool_free"));
+	json_array_foreach(json_object_get(st, "policies"), i, p)
+		printf("  policy         %-16s %s\n", str(p, "name"),
+		    str(p, "level"));
+	json_array_foreach(att, i, a)
+		printf("  sandbox        %s  session %s  %s  %s %s  %s  "
+		    "denied %lld\n", str(a, "sandbox"), str(a, "session_id"),
+		    str(a, "principal"), str(a, "policy"), str(a, "level"),
+		    str(a, "address"), num(a, "denied"));
+}
+
+int
+cmd_status(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "audit-socket", required_argument, NULL, 'a' },
+		{ "netguard-socket", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char	*asock = STATUS_AUDIT_SOCKET, *nsock = STATUS_NG_SOCKET;
+	json_t		*all = json_object(), *st, *msg;
+	char		 err[512];
+	int		 ch, as_json = 0, rv = 0;
+
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a': asock = optarg; break;
+		case 'n': nsock = optarg; break;
+		case 'j': as_json = 1; break;
+		default:
+			fprintf(stderr, "usage: stockade status [--audit-socket "
+			    "PATH] [--netguard-socket PATH] [--json]\n");
+			json_decref(all);
+			return EXIT_USAGE;
+		}
+	}
+	if ((st = audit_status(asock, err, sizeof(err))) == NULL) {
+		st = json_pack("{s:s}", "error", err);
+		rv = EXIT_NEGATIVE;
+	} else if (!as_json)
+		print_audit(st);
+	if (!as_json && json_object_get(st, "error") != NULL)
+		printf("stockade-auditd  not answering: %s\n", err);
+	json_object_set_new(all, "stockade-auditd", st);
+	msg = json_pack("{s:s}", "type", "status");
+	if ((st = ngc_call(nsock, msg, -1, NGC_TIMEOUT_MS, err,
+	    sizeof(err))) == NULL || !json_is_true(json_object_get(st, "ok"))) {
+		if (st != NULL)
+			snprintf(err, sizeof(err), "%s", str(st, "error"));
+		json_decref(st);
+		st = json_pack("{s:s}", "error", err);
+		rv = EXIT_NEGATIVE;
+		if (!as_json)
+			printf("netguard         not answering: %s\n", err);
+	} else if (!as_json)
+		print_netguard(st);
+	json_decref(msg);
+	json_object_set_new(all, "netguard", st);
+	if (as_json) {
+		json_dumpf(all, stdout, JSON_INDENT(2));
+		putchar('\n');
+	}
+	json_decref(all);
+	return rv;
+}
