@@ -27,8 +27,8 @@
 
 #include <jansson.h>
 
+#include "bench.h"
 #include "buf.h"
-#include "stats.h"
 #include "util.h"
 
 #define SESSIONS_MAX	64
@@ -41,15 +41,6 @@ struct server {
 	struct buf	 rbuf;		/* bytes read, not yet a whole line */
 	long long	 next_id;
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* Sorts v and prints "name p50 p99". */
 static void
@@ -178,7 +169,7 @@ bare_python(void)
 {
 	char *const	 argv[] = { "/usr/bin/python3", "-I", "-S", "-c", "pass",
 			    NULL };
-	uint64_t	 t0 = now_ns();
+	uint64_t	 t0 = bench_now_ns();
 	pid_t		 pid;
 	int		 status;
 
@@ -187,7 +178,7 @@ bare_python(void)
 		err(1, "%s", argv[0]);
 	if (waitpid(pid, &status, 0) == -1 || status != 0)
 		errx(1, "python3 failed");
-	return now_ns() - t0;
+	return bench_now_ns() - t0;
 }
 
 static void
@@ -253,10 +244,10 @@ main(int argc, char *argv[])
 
 	/* New sessions: each call starts a sandbox; closing is not timed. */
 	for (i = 0; i < fresh; i++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		call_python(&s, NULL);
 		sid = result_session(recv_response(&s));
-		lat[i] = now_ns() - t0;
+		lat[i] = bench_now_ns() - t0;
 		close_session(&s, sid);
 		free(sid);
 	}
@@ -265,10 +256,10 @@ main(int argc, char *argv[])
 	call_python(&s, NULL);
 	sid = result_session(recv_response(&s));
 	for (i = 0; i < calls; i++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		call_python(&s, sid);
 		free(result_session(recv_response(&s)));
-		lat[i] = now_ns() - t0;
+		lat[i] = bench_now_ns() - t0;
 	}
 	report("existing", lat, calls);
 	close_session(&s, sid);
@@ -281,7 +272,7 @@ main(int argc, char *argv[])
 	}
 	owner = xcalloc(calls + nsess, sizeof(*owner));
 	base = s.next_id;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < nsess; i++)
 		owner[call_python(&s, sids[i]) - base] = i;
 	for (done = 0; done < calls; done++) {
@@ -297,7 +288,7 @@ main(int argc, char *argv[])
 		}
 	}
 	printf("calls_per_sec %.0f\n", (double)calls * 1e9 /
-	    (double)(now_ns() - t0));
+	    (double)(bench_now_ns() - t0));
 	for (i = 0; i < nsess; i++) {
 		close_session(&s, sids[i]);
 		free(sids[i]);

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "nft.h"
-#include "stats.h"
 #include "util.h"
 
 #define RUNS_MAX	1000
@@ -38,15 +38,6 @@ static const char *const meta4[] = {
 static const char *const reasons[] = {
 	"metadata", "linklocal", "mapped", "dns", "internal", "policy",
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
 
 /* Lets the kernel's workers finish what creating the namespaces left
  * them (sysctl and device registration). */
@@ -417,25 +408,25 @@ main(int argc, char *argv[])
 	}
 	settle();
 	for (i = 0; i < runs; i++) {
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		if ((h = nft_open(nsg[i], err, sizeof(err))) == NULL) {
 			fprintf(stderr, "ng_attach: nft_open: %s\n", err);
 			return 1;
 		}
-		to[i] = now_ns() - t0;
+		to[i] = bench_now_ns() - t0;
 		if (nft_apply(h, &spec, err, sizeof(err)) == -1) {
 			fprintf(stderr, "ng_attach: nft_apply: %s\n", err);
 			return 1;
 		}
-		tg[i] = now_ns() - t0;
+		tg[i] = bench_now_ns() - t0;
 		nft_close(h);
 
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		if (ns_run(nsn[i], nftargv, -1) != 0) {
 			fprintf(stderr, "ng_attach: nft -f failed\n");
 			return 1;
 		}
-		tn[i] = now_ns() - t0;
+		tn[i] = bench_now_ns() - t0;
 	}
 	/* The same table on both sides, or the comparison means nothing. */
 	a = ns_list(nsg[0]);

@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "log.h"
 #include "netns.h"
 #include "nft.h"
-#include "stats.h"
 #include "util.h"
 
 #define CLIENT_ADDR	"192.0.2.1"
@@ -42,15 +42,6 @@ struct client {
 	unsigned	 failed;
 	int		 err;
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
-}
 
 static int
 ns_new(void)
@@ -199,10 +190,10 @@ measure(struct nft_handle *h, int nsfd, struct client *c)
 		fatalx("conntrack flush: %s", err);
 	nanosleep(&settle, NULL);
 	c->failed = 0;
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	if (netns_call(nsfd, client, c) == -1)
 		fatalx("client: %s", strerror(c->err));
-	dt = now_ns() - t0;
+	dt = bench_now_ns() - t0;
 	if (c->failed > 0)
 		fatalx("client: %u of %u connects failed (last: %s)",
 		    c->failed, c->conns, strerror(c->err));

@@ -1,13 +1,24 @@
 /*
- * Order statistics shared by the benchmarks: each sorts its samples in
- * place.  Header-only: every benchmark is one program.
+ * Shared by the benchmarks: a monotonic clock in nanoseconds and order
+ * statistics (each sorts its samples in place).  Header-only: every
+ * benchmark is one program.
  */
-#ifndef STOCKADE_BENCH_STATS_H
-#define STOCKADE_BENCH_STATS_H
+#ifndef STOCKADE_BENCH_H
+#define STOCKADE_BENCH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
+
+static inline uint64_t
+bench_now_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline int
 stats_cmp_u64(const void *a, const void *b)
