@@ -24,7 +24,8 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 # The default sandbox image is the host's /usr: data work and charts.
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
-	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base
+	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
+	    rsyslog rsyslog-openssl
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)

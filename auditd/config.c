@@ -73,13 +73,102 @@ set_path(struct conf_ctx *ctx, const json_t *obj, const char *key,
 	return 1;
 }
 
+/* "host:port", "[v6]:port"; the host is also the default server_name. */
+static int
+split_address(const char *s, struct audit_forward *f)
+{
+	const char	*colon;
+	uint64_t	 port;
+	size_t		 hl;
+
+	if (*s == '[') {
+		if ((colon = strstr(s, "]:")) == NULL)
+			return -1;
+		hl = (size_t)(colon - s - 1);
+		s++;
+		colon++;
+	} else {
+		if ((colon = strrchr(s, ':')) == NULL)
+			return -1;
+		hl = (size_t)(colon - s);
+	}
+	if (hl == 0 || hl >= sizeof(f->host) ||
+	    parse_u64(colon + 1, 1, 65535, &port) == -1)
+		return -1;
+	memcpy(f->host, s, hl);
+	f->host[hl] = '\0';
+	snprintf(f->port, sizeof(f->port), "%u", (unsigned)port);
+	memcpy(f->server_name, f->host, hl + 1);
+	return 0;
+}
+
+static void
+load_forward(struct conf_ctx *ctx, const json_t *arr, const char *base,
+    struct audit_conf *c)
+{
+	static const char *const keys[] = { "name", "address", "server_name",
+	    "ca", "cert", "key", "resend_window_s", NULL };
+	const json_t	*o;
+	const char	*s;
+	size_t		 i, j;
+	int64_t		 n;
+
+	json_array_foreach(arr, i, o) {
+		struct audit_forward	*f = &c->forward[c->nforward];
+
+		if (c->nforward == AUDIT_FORWARD_MAX) {
+			conf_error(ctx, o, "forward: at most %d collectors",
+			    AUDIT_FORWARD_MAX);
+			return;
+		}
+		if (conf_expect_object(ctx, o, "forward entry") == -1)
+			continue;
+		conf_check_keys(ctx, o, keys);
+		memset(f, 0, sizeof(*f));
+		f->resend_window_s = 10;
+		if (conf_get_string(ctx, o, "name", &s) != 1 ||
+		    strlen(s) > AUDIT_FORWARD_NAME_MAX ||
+		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
+		    strlen(s))
+			conf_error(ctx, json_object_get(o, "name") ?
+			    json_object_get(o, "name") : o, "forward: name: "
+			    "required, [a-z0-9_-], at most %d",
+			    AUDIT_FORWARD_NAME_MAX);
+		else
+			snprintf(f->name, sizeof(f->name), "%s", s);
+		for (j = 0; j < c->nforward; j++)
+			if (strcmp(c->forward[j].name, f->name) == 0)
+				conf_error(ctx, o, "forward: name '%s' twice",
+				    f->name);
+		if (conf_get_string(ctx, o, "address", &s) != 1 ||
+		    split_address(s, f) == -1)
+			conf_error(ctx, json_object_get(o, "address") ?
+			    json_object_get(o, "address") : o, "forward: "
+			    "address: required, host:port");
+		if (conf_get_string(ctx, o, "server_name", &s) == 1)
+			snprintf(f->server_name, sizeof(f->server_name), "%s",
+			    s);
+		if (set_path(ctx, o, "ca", base, f->ca, sizeof(f->ca)) != 1)
+			conf_error(ctx, o, "forward: ca: required (the "
+			    "collector's certificate is always verified)");
+		set_path(ctx, o, "cert", base, f->cert, sizeof(f->cert));
+		set_path(ctx, o, "key", base, f->key, sizeof(f->key));
+		if ((f->cert[0] == '\0') != (f->key[0] == '\0'))
+			conf_error(ctx, o, "forward: cert and key go together");
+		if (conf_get_int(ctx, o, "resend_window_s", 0, 3600, &n) == 1)
+			f->resend_window_s = (unsigned)n;
+		c->nforward++;
+	}
+}
+
 static int
 parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
     struct audit_conf *c)
 {
 	static const char *const top[] = { "socket", "socket_mode", "log_dir",
 	    "writers", "limits", "rotation", "flush", "checkpoint",
-	    "disk_full_action", "disk_error_action", "retry_seconds", NULL };
+	    "disk_full_action", "disk_error_action", "retry_seconds", "forward",
+	    NULL };
 	static const char *const limits_keys[] = { "max_event_bytes",
 	    "max_clients", "refused_writer_events_per_second", NULL };
 	static const char *const rot_keys[] = { "max_file_bytes",
@@ -144,6 +233,8 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 		c->disk_error_action = (enum audit_action)e;
 	if (conf_get_int(ctx, root, "retry_seconds", 1, 3600, &i) == 1)
 		c->retry_seconds = (unsigned)i;
+	if (conf_get_array(ctx, root, "forward", &arr) == 1)
+		load_forward(ctx, arr, base, c);
 	return ctx->nerrors ? -1 : 0;
 }
 

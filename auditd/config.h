@@ -13,12 +13,26 @@
 #include "hash.h"
 
 #define AUDIT_WRITERS_MAX	32
+#define AUDIT_FORWARD_MAX	4	/* SIEM collectors */
+#define AUDIT_FORWARD_NAME_MAX	32
 #define AUDIT_DEFAULT_CONFIG	"/etc/stockade/rules/audit.yaml"
 
 enum audit_action {
 	ACTION_SUSPEND,		/* refuse new events until the disk recovers */
 	ACTION_HALT,		/* stop the daemon; writers then refuse to run code */
 	ACTION_KEEP_GOING,	/* drop events, count them, record the count later */
+};
+
+/* One RFC 5425 (syslog over TLS) collector. */
+struct audit_forward {
+	char		 name[AUDIT_FORWARD_NAME_MAX + 1];	/* names its cursor */
+	char		 host[256];
+	char		 port[8];
+	char		 server_name[256];	/* checked in its certificate */
+	char		 ca[PATH_MAX];
+	char		 cert[PATH_MAX];	/* "": no client certificate */
+	char		 key[PATH_MAX];
+	unsigned	 resend_window_s;
 };
 
 struct audit_conf {
@@ -42,6 +56,8 @@ struct audit_conf {
 	enum audit_action disk_error_action;
 	unsigned	 retry_seconds;
 	unsigned	 refused_per_second;	/* writer_refused events, rate cap */
+	struct audit_forward forward[AUDIT_FORWARD_MAX];
+	size_t		 nforward;
 };
 
 /* Loads and validates; on error prints file:line:column messages, returns -1. */

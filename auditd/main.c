@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "config.h"
+#include "forward.h"
 #include "log.h"
 #include "logdir.h"
 #include "server.h"
@@ -189,6 +190,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct daemon	 d;
+	struct forwarders *fwd;
 	struct event	*sigs[3];
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGHUP };
 	char		 err[1024], kid[KEY_ID_HEX + 1];
@@ -267,6 +269,7 @@ main(int argc, char *argv[])
 	writer_checkpoint(d.w);
 	if ((d.srv = server_start(d.base, &d.conf, d.w)) == NULL)
 		fatalx("cannot listen on %s", d.conf.socket_path);
+	fwd = forward_start(&d.conf, d.w);
 	writer_on_halt(d.w, halted_cb, &d);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(d.base, signos[i], signal_cb, &d);
@@ -279,6 +282,8 @@ main(int argc, char *argv[])
 
 	event_base_dispatch(d.base);
 
+	/* Everything is on disk now: the forwarders send the rest. */
+	forward_stop(fwd);
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	server_free(d.srv);

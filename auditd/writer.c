@@ -355,7 +355,8 @@ batch_done(struct writer *w, struct batch *b)
 {
 	size_t	 i;
 
-	w->durable_seq = b->last_seq;
+	/* Read by the forwarders' threads (writer_durable_seq). */
+	__atomic_store_n(&w->durable_seq, b->last_seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, b->last_hash, SHA256_LEN);
 	w->stat_batches++;
 	w->stat_records += b->records;
@@ -473,7 +474,7 @@ writer_recover(struct writer *w, char *err, size_t errlen)
 		snprintf(w->active, sizeof(w->active), "%s", st.name);
 		w->active_bytes = st.size;
 	}
-	w->durable_seq = w->chain.seq;
+	__atomic_store_n(&w->durable_seq, w->chain.seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, w->chain.hash, SHA256_LEN);
 	w->state = W_RUNNING;
 	if (st.empty)
@@ -679,4 +680,10 @@ writer_status_json(const struct writer *w)
 		    "reason", w->fail_reason, "since", w->fail_since,
 		    "action", audit_action_name(w->fail_action)));
 	return j;
+}
+
+uint64_t
+writer_durable_seq(struct writer *w)
+{
+	return __atomic_load_n(&w->durable_seq, __ATOMIC_ACQUIRE);
 }

@@ -75,4 +75,7 @@ void		 writer_free(struct writer *);
 /* State for status replies (new reference). */
 json_t		*writer_status_json(const struct writer *);
 
+/* The last record on disk; safe to call from any thread. */
+uint64_t	writer_durable_seq(struct writer *);
+
 #endif

@@ -96,7 +96,42 @@ static const char *const invalid[] = {
 	"retry_seconds: forever\n",
 	"- a list\n",
 	"log_dir: [a]\n",
+	/* Forwarding: every collector is named, addressed and verified. */
+	"forward: [{address: 'h:6514', ca: ca.pem}]\n",
+	"forward: [{name: Bad!, address: 'h:6514', ca: ca.pem}]\n",
+	"forward: [{name: a, ca: ca.pem}]\n",
+	"forward: [{name: a, address: h, ca: ca.pem}]\n",
+	"forward: [{name: a, address: 'h:0', ca: ca.pem}]\n",
+	"forward: [{name: a, address: '[::1:6514', ca: ca.pem}]\n",
+	"forward: [{name: a, address: 'h:6514'}]\n",
+	"forward: [{name: a, address: 'h:6514', ca: ca.pem, cert: c.pem}]\n",
+	"forward: [{name: a, address: 'h:6514', ca: ca.pem, port: 1}]\n",
+	"forward: [{name: a, address: 'h:1', ca: x}, {name: a, address: 'h:2', ca: x}]\n",
+	"forward: [{name: a, address: 'h:6514', ca: ca.pem, resend_window_s: -1}]\n",
 };
+
+START_TEST(test_forward_entries_parse)
+{
+	struct audit_conf	 c;
+
+	load_text("forward:\n"
+	    "  - {name: siem, address: 'siem.example.org:6514', ca: ca.pem}\n"
+	    "  - {name: v6, address: '[2001:db8::1]:6514', ca: /etc/ca.pem,\n"
+	    "     server_name: collector, cert: c.pem, key: k.pem,\n"
+	    "     resend_window_s: 0}\n", &c, 0);
+	ck_assert_uint_eq(c.nforward, 2);
+	ck_assert_str_eq(c.forward[0].host, "siem.example.org");
+	ck_assert_str_eq(c.forward[0].port, "6514");
+	ck_assert_str_eq(c.forward[0].server_name, "siem.example.org");
+	ck_assert_uint_eq(c.forward[0].resend_window_s, 10);
+	ck_assert_ptr_nonnull(strstr(c.forward[0].ca, "/ca.pem"));
+	ck_assert_int_eq(c.forward[0].ca[0], '/');
+	ck_assert_str_eq(c.forward[1].host, "2001:db8::1");
+	ck_assert_str_eq(c.forward[1].server_name, "collector");
+	ck_assert_str_eq(c.forward[1].ca, "/etc/ca.pem");
+	ck_assert_uint_eq(c.forward[1].resend_window_s, 0);
+}
+END_TEST
 
 START_TEST(test_invalid_values_refused)
 {
@@ -123,6 +158,7 @@ config_suite(void)
 	tcase_add_test(tc, test_shipped_rules_load);
 	tcase_add_test(tc, test_values_and_relative_paths);
 	tcase_add_test(tc, test_errors_name_line_and_column);
+	tcase_add_test(tc, test_forward_entries_parse);
 	tcase_add_loop_test(tc, test_invalid_values_refused, 0,
 	    (int)nitems(invalid));
 	tcase_add_test(tc, test_missing_file_refused);

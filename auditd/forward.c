@@ -1,0 +1,607 @@
+/*
+ * The forwarders.  Each reads records from the log directory, never ahead
+ * of what the writer made durable, and sends each line as the MSG of an
+ * RFC 5424 message (MSGID = the event) over TLS with octet-counted
+ * framing (RFC 5425).  The collector is verified against `ca` (and
+ * `server_name`); nothing it sends is read.
+ *
+ * Delivery: syslog has no acknowledgements, so a record counts as
+ * delivered when the collector's TCP stack has acknowledged its bytes
+ * (SIOCOUTQ empty).  After a lost connection the forwarder resumes from
+ * what was delivered `resend_window_s` before, since a collector that
+ * died may not have read what its kernel acknowledged: an outage can
+ * repeat records (same seq and hash, so a SIEM can drop them), never lose
+ * them.  A clean stop waits for the last bytes to be acknowledged and
+ * closes the TLS session, so a restart repeats nothing.
+ */
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <linux/sockios.h>
+#include <netdb.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include "chain.h"
+#include "forward.h"
+#include "log.h"
+#include "logdir.h"
+#include "util.h"
+
+#define FWD_LINE_MAX		(1024 * 1024)	/* longest record read */
+#define FWD_BATCH		256		/* records per send burst */
+#define FWD_IDLE_MS		100		/* nothing new: look again */
+#define FWD_CONNECT_MS		5000
+#define FWD_IO_TIMEOUT_S	10
+#define FWD_BACKOFF_MAX_S	30
+#define FWD_STOP_DRAIN_MS	5000		/* at stop: send what is on disk */
+#define FWD_RING		256		/* delivery marks kept */
+#define FWD_PRI			110		/* facility 13 (log audit), info */
+#define FWD_APP			"stockade-auditd"
+#define FWD_MSGID_MAX		32		/* RFC 5424 */
+
+struct fwd_mark {
+	uint64_t	 seq;
+	uint64_t	 at_ms;
+};
+
+struct fwd {
+	struct audit_forward	 cf;
+	char			 log_dir[PATH_MAX];
+	char			 cursor_path[PATH_MAX];
+	char			 hostname[256];
+	struct writer		*w;
+	pthread_t		 thread;
+	int			 stop;		/* atomic */
+	SSL_CTX			*ctx;
+	SSL			*ssl;
+	int			 fd;
+	uint64_t		 saved;		/* on disk: resume after it */
+	uint64_t		 sent;		/* written to the connection */
+	uint64_t		 delivered;	/* acknowledged by the peer */
+	struct fwd_mark		 ring[FWD_RING];	/* delivered, when */
+	size_t			 nring;
+	/* The reader: a position in one log file. */
+	FILE			*f;
+	uint64_t		 file_first;
+	char			*line;
+	size_t			 linecap;
+	int			 down_logged;
+};
+
+struct forwarders {
+	struct fwd	*fw;
+	size_t		 n;
+};
+
+static int
+fwd_stopping(struct fwd *fw)
+{
+	return __atomic_load_n(&fw->stop, __ATOMIC_ACQUIRE);
+}
+
+/* Sleeps ms, waking early when asked to stop. */
+static void
+fwd_sleep(struct fwd *fw, unsigned ms)
+{
+	struct timespec	 ts = { 0, 50 * 1000000L };
+	unsigned	 i;
+
+	for (i = 0; i < ms / 50 && !fwd_stopping(fw); i++)
+		nanosleep(&ts, NULL);
+}
+
+/* ------------------------------------------------------------ cursor */
+
+static void
+cursor_load(struct fwd *fw)
+{
+	char		*data;
+	size_t		 len;
+	uint64_t	 v;
+
+	fw->saved = 0;
+	if (read_file(fw->cursor_path, 64, &data, &len) == -1)
+		return;
+	if (len > 0 && data[len - 1] == '\n')
+		data[len - 1] = '\0';
+	if (parse_u64(data, 0, UINT64_MAX, &v) == 0)
+		fw->saved = v;
+	else
+		log_warnx("forward %s: %s unreadable; starting from the "
+		    "oldest record", fw->cf.name, fw->cursor_path);
+	free(data);
+}
+
+static void
+cursor_save(struct fwd *fw, uint64_t seq, int durable)
+{
+	char	 tmp[PATH_MAX + 8], buf[32];
+	int	 fd, n;
+
+	if (seq == fw->saved)
+		return;
+	n = snprintf(buf, sizeof(buf), "%llu\n", (unsigned long long)seq);
+	if (xsnprintf(tmp, sizeof(tmp), "%s.tmp", fw->cursor_path) == -1 ||
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640)) ==
+	    -1) {
+		log_warn("forward %s: %s", fw->cf.name, fw->cursor_path);
+		return;
+	}
+	if (write_all(fd, buf, (size_t)n) == -1 ||
+	    (durable && fsync(fd) == -1) || close(fd) == -1 ||
+	    rename(tmp, fw->cursor_path) == -1) {
+		log_warn("forward %s: %s", fw->cf.name, fw->cursor_path);
+		return;
+	}
+	fw->saved = seq;
+}
+
+/* Delivered as of resend_window_s ago: where a lost connection resumes. */
+static uint64_t
+cursor_safe(struct fwd *fw)
+{
+	uint64_t	 now = mono_ms(), safe = fw->saved;
+	size_t		 i;
+
+	for (i = 0; i < fw->nring; i++)
+		if (now - fw->ring[i].at_ms >= fw->cf.resend_window_s * 1000ULL &&
+		    fw->ring[i].seq > safe)
+			safe = fw->ring[i].seq;
+	return safe;
+}
+
+static void
+mark_delivered(struct fwd *fw, uint64_t seq)
+{
+	if (seq <= fw->delivered)
+		return;
+	fw->delivered = seq;
+	if (fw->nring == FWD_RING) {
+		memmove(fw->ring, fw->ring + 1, sizeof(fw->ring[0]) *
+		    (FWD_RING - 1));
+		fw->nring--;
+	}
+	fw->ring[fw->nring].seq = seq;
+	fw->ring[fw->nring++].at_ms = mono_ms();
+}
+
+/* ------------------------------------------------------------ reader */
+
+static void
+reader_close(struct fwd *fw)
+{
+	if (fw->f != NULL)
+		fclose(fw->f);
+	fw->f = NULL;
+}
+
+/*
+ * Positions the reader at the first record after seq.  Records older
+ * than the oldest file were deleted by retention: said in the log.
+ */
+static int
+reader_seek(struct fwd *fw, uint64_t seq)
+{
+	struct logfile		*files = NULL;
+	struct chain_line	 cl;
+	const char		*why;
+	char			 path[PATH_MAX];
+	size_t			 n = 0, i, pick;
+	ssize_t			 len;
+	long			 pos;
+
+	reader_close(fw);
+	if (logdir_list(fw->log_dir, &files, &n) == -1 || n == 0) {
+		free(files);
+		return -1;
+	}
+	for (pick = 0, i = 0; i < n; i++)
+		if (files[i].first_seq <= seq + 1)
+			pick = i;
+	if (seq + 1 < files[0].first_seq)
+		log_warnx("forward %s: records %llu to %llu were deleted before "
+		    "they could be sent", fw->cf.name,
+		    (unsigned long long)seq + 1,
+		    (unsigned long long)files[0].first_seq - 1);
+	if (xsnprintf(path, sizeof(path), "%s/%s", fw->log_dir,
+	    files[pick].name) == -1 || (fw->f = fopen(path, "re")) == NULL) {
+		free(files);
+		return -1;
+	}
+	fw->file_first = files[pick].first_seq;
+	free(files);
+	for (;;) {
+		pos = ftell(fw->f);
+		if ((len = getline(&fw->line, &fw->linecap, fw->f)) <= 0 ||
+		    fw->line[len - 1] != '\n')
+			break;
+		if (chain_parse(fw->line, (size_t)len - 1, &cl, &why) == 0 &&
+		    cl.seq > seq)
+			break;
+	}
+	clearerr(fw->f);
+	(void)fseek(fw->f, pos, SEEK_SET);
+	return 0;
+}
+
+/* The next file after the current one, once this one is read to its end. */
+static int
+reader_next_file(struct fwd *fw)
+{
+	struct logfile	*files;
+	char		 path[PATH_MAX];
+	size_t		 n, i;
+	FILE		*f = NULL;
+
+	if (logdir_list(fw->log_dir, &files, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (files[i].first_seq > fw->file_first)
+			break;
+	if (i < n && xsnprintf(path, sizeof(path), "%s/%s", fw->log_dir,
+	    files[i].name) != -1 && (f = fopen(path, "re")) != NULL) {
+		reader_close(fw);
+		fw->f = f;
+		fw->file_first = files[i].first_seq;
+	}
+	free(files);
+	return f != NULL ? 0 : -1;
+}
+
+/*
+ * The next whole record at or below limit: 1 with its line (without
+ * '\n') and seq, 0 when there is none yet.
+ */
+static int
+reader_next(struct fwd *fw, uint64_t limit, size_t *len, struct chain_line *cl)
+{
+	const char	*why;
+	ssize_t		 n;
+	long		 pos;
+
+	for (;;) {
+		if (fw->f == NULL)
+			return 0;
+		pos = ftell(fw->f);
+		n = getline(&fw->line, &fw->linecap, fw->f);
+		if (n > 0 && fw->line[n - 1] == '\n') {
+			if ((size_t)n > FWD_LINE_MAX ||
+			    chain_parse(fw->line, (size_t)n - 1, cl, &why) ==
+			    -1) {
+				log_warnx("forward %s: a record that does not "
+				    "parse (%s); skipped", fw->cf.name,
+				    (size_t)n > FWD_LINE_MAX ? "too long" : why);
+				continue;
+			}
+			if (cl->seq > limit)
+				break;
+			*len = (size_t)n - 1;
+			return 1;
+		}
+		/* The end, or a line still being written. */
+		clearerr(fw->f);
+		(void)fseek(fw->f, pos, SEEK_SET);
+		if (n > 0 || reader_next_file(fw) == -1)
+			return 0;
+	}
+	clearerr(fw->f);
+	(void)fseek(fw->f, pos, SEEK_SET);
+	return 0;
+}
+
+/* ------------------------------------------------------------ TLS */
+
+static void
+conn_close(struct fwd *fw, int clean)
+{
+	if (fw->ssl != NULL) {
+		if (clean)
+			(void)SSL_shutdown(fw->ssl);
+		SSL_free(fw->ssl);
+	}
+	fw->ssl = NULL;
+	if (fw->fd != -1)
+		close(fw->fd);
+	fw->fd = -1;
+}
+
+static int
+tcp_connect(struct fwd *fw, char *err, size_t errlen)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct pollfd	 pfd;
+	struct timeval	 tv = { FWD_IO_TIMEOUT_S, 0 };
+	socklen_t	 sl;
+	int		 fd = -1, rc, soerr;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((rc = getaddrinfo(fw->cf.host, fw->cf.port, &hints, &res)) != 0) {
+		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
+		return -1;
+	}
+	snprintf(err, errlen, "no address");
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, ai->ai_protocol)) == -1)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (errno == EINPROGRESS) {
+			pfd.fd = fd;
+			pfd.events = POLLOUT;
+			sl = sizeof(soerr);
+			if (poll(&pfd, 1, FWD_CONNECT_MS) == 1 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ==
+			    0 && soerr == 0)
+				break;
+			errno = soerr ? soerr : ETIMEDOUT;
+		}
+		snprintf(err, errlen, "connect: %s", strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd == -1)
+		return -1;
+	/* Blocking from here on, each call bounded. */
+	if (fcntl(fd, F_SETFL, 0) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+tls_error(char *err, size_t errlen, const char *what)
+{
+	unsigned long	 e = ERR_get_error();
+
+	snprintf(err, errlen, "%s: %s", what, e ? ERR_reason_error_string(e) :
+	    strerror(errno));
+	ERR_clear_error();
+}
+
+static int
+conn_open(struct fwd *fw, char *err, size_t errlen)
+{
+	if ((fw->fd = tcp_connect(fw, err, errlen)) == -1)
+		return -1;
+	if ((fw->ssl = SSL_new(fw->ctx)) == NULL ||
+	    SSL_set_fd(fw->ssl, fw->fd) != 1 ||
+	    SSL_set1_host(fw->ssl, fw->cf.server_name) != 1) {
+		tls_error(err, errlen, "TLS");
+		conn_close(fw, 0);
+		return -1;
+	}
+	/* SNI for names only; an address is checked by SSL_set1_host. */
+	if (strspn(fw->cf.server_name, "0123456789.:") !=
+	    strlen(fw->cf.server_name))
+		(void)SSL_set_tlsext_host_name(fw->ssl, fw->cf.server_name);
+	if (SSL_connect(fw->ssl) != 1) {
+		tls_error(err, errlen, "TLS handshake");
+		conn_close(fw, 0);
+		return -1;
+	}
+	return 0;
+}
+
+static SSL_CTX *
+ctx_new(const struct audit_forward *cf)
+{
+	SSL_CTX	*ctx;
+
+	if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
+	    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+	    SSL_CTX_load_verify_locations(ctx, cf->ca, NULL) != 1 ||
+	    (cf->cert[0] != '\0' &&
+	    (SSL_CTX_use_certificate_chain_file(ctx, cf->cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(ctx, cf->key, SSL_FILETYPE_PEM) != 1))) {
+		log_warnx("forward %s: TLS setup (ca %s%s%s): %s", cf->name,
+		    cf->ca, cf->cert[0] ? ", cert " : "", cf->cert,
+		    ERR_reason_error_string(ERR_get_error()));
+		SSL_CTX_free(ctx);
+		return NULL;
+	}
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	return ctx;
+}
+
+/* ------------------------------------------------------------ sending */
+
+/* One record as "LEN <110>1 TS HOST APP - MSGID - LINE" (RFC 5425). */
+static int
+send_record(struct fwd *fw, const char *line, size_t len,
+    const struct chain_line *cl)
+{
+	char	 head[512], frame[32];
+	int	 hl, fl;
+	size_t	 idlen = cl->eventlen < FWD_MSGID_MAX ? cl->eventlen :
+		    FWD_MSGID_MAX;
+
+	hl = snprintf(head, sizeof(head), "<%d>1 %.*s %s %s - %.*s - ",
+	    FWD_PRI, TS_LEN, cl->ts, fw->hostname, FWD_APP, (int)idlen,
+	    cl->event);
+	if (hl < 0 || (size_t)hl >= sizeof(head))
+		return -1;
+	fl = snprintf(frame, sizeof(frame), "%zu ", (size_t)hl + len);
+	if (SSL_write(fw->ssl, frame, fl) != fl ||
+	    SSL_write(fw->ssl, head, hl) != hl ||
+	    SSL_write(fw->ssl, line, (int)len) != (int)len)
+		return -1;
+	return 0;
+}
+
+/* 1 when every byte sent has been acknowledged by the peer's TCP. */
+static int
+all_acked(struct fwd *fw)
+{
+	int	 outq;
+
+	return ioctl(fw->fd, SIOCOUTQ, &outq) == 0 && outq == 0;
+}
+
+/* Sends what is durable and not yet sent; -1 when the connection broke. */
+static int
+send_burst(struct fwd *fw, int *any)
+{
+	struct chain_line	 cl;
+	uint64_t		 limit = writer_durable_seq(fw->w);
+	size_t			 len;
+	int			 n;
+
+	*any = 0;
+	for (n = 0; n < FWD_BATCH && fw->sent < limit; n++) {
+		if (reader_next(fw, limit, &len, &cl) != 1)
+			break;
+		if (cl.seq <= fw->sent)
+			continue;
+		if (send_record(fw, fw->line, len, &cl) == -1)
+			return -1;
+		fw->sent = cl.seq;
+		*any = 1;
+	}
+	if (all_acked(fw))
+		mark_delivered(fw, fw->sent);
+	return 0;
+}
+
+static void
+fwd_connected(struct fwd *fw)
+{
+	uint64_t	 from = cursor_safe(fw);
+
+	fw->sent = fw->delivered = from;
+	fw->nring = 0;
+	if (reader_seek(fw, from) == -1)
+		log_warnx("forward %s: cannot read %s", fw->cf.name,
+		    fw->log_dir);
+	log_info("forward %s: connected to %s:%s, sending from seq %llu",
+	    fw->cf.name, fw->cf.host, fw->cf.port,
+	    (unsigned long long)from + 1);
+	fw->down_logged = 0;
+}
+
+static void *
+fwd_main(void *arg)
+{
+	struct fwd	*fw = arg;
+	char		 err[512];
+	unsigned	 backoff = 1;
+	uint64_t	 t0;
+	int		 any;
+
+	while (!fwd_stopping(fw)) {
+		if (fw->ssl == NULL) {
+			if (conn_open(fw, err, sizeof(err)) == -1) {
+				if (!fw->down_logged++)
+					log_warnx("forward %s: %s:%s: %s; "
+					    "retrying", fw->cf.name, fw->cf.host,
+					    fw->cf.port, err);
+				fwd_sleep(fw, backoff * 1000);
+				if (backoff < FWD_BACKOFF_MAX_S)
+					backoff *= 2;
+				continue;
+			}
+			backoff = 1;
+			fwd_connected(fw);
+		}
+		if (send_burst(fw, &any) == -1) {
+			log_warnx("forward %s: connection lost after seq %llu; "
+			    "resuming from seq %llu", fw->cf.name,
+			    (unsigned long long)fw->sent,
+			    (unsigned long long)cursor_safe(fw) + 1);
+			conn_close(fw, 0);
+			continue;
+		}
+		cursor_save(fw, cursor_safe(fw), 0);
+		if (!any)
+			fwd_sleep(fw, FWD_IDLE_MS);
+	}
+	/* Stopping: what is durable goes out, acknowledged, then the cursor. */
+	t0 = mono_ms();
+	while (fw->ssl != NULL && mono_ms() - t0 < FWD_STOP_DRAIN_MS) {
+		if (send_burst(fw, &any) == -1) {
+			conn_close(fw, 0);
+			break;
+		}
+		if (!any && fw->sent >= writer_durable_seq(fw->w) &&
+		    fw->delivered == fw->sent)
+			break;
+		if (!any)
+			nanosleep(&(struct timespec){ 0, 20 * 1000000L }, NULL);
+	}
+	if (fw->ssl != NULL) {
+		cursor_save(fw, fw->delivered, 1);
+		conn_close(fw, 1);
+	} else
+		cursor_save(fw, cursor_safe(fw), 1);
+	reader_close(fw);
+	return NULL;
+}
+
+struct forwarders *
+forward_start(const struct audit_conf *conf, struct writer *w)
+{
+	struct forwarders	*fs;
+	struct fwd		*fw;
+	size_t			 i;
+
+	if (conf->nforward == 0)
+		return NULL;
+	fs = xcalloc(1, sizeof(*fs));
+	fs->fw = xcalloc(conf->nforward, sizeof(*fs->fw));
+	for (i = 0; i < conf->nforward; i++) {
+		fw = &fs->fw[fs->n];
+		fw->cf = conf->forward[i];
+		fw->w = w;
+		fw->fd = -1;
+		snprintf(fw->log_dir, sizeof(fw->log_dir), "%s", conf->log_dir);
+		if (xsnprintf(fw->cursor_path, sizeof(fw->cursor_path),
+		    "%s/.forward-%s.cursor", conf->log_dir, fw->cf.name) == -1 ||
+		    (fw->ctx = ctx_new(&fw->cf)) == NULL)
+			fatalx("forward %s: cannot start", fw->cf.name);
+		if (gethostname(fw->hostname, sizeof(fw->hostname) - 1) == -1 ||
+		    fw->hostname[0] == '\0')
+			snprintf(fw->hostname, sizeof(fw->hostname), "-");
+		cursor_load(fw);
+		if (pthread_create(&fw->thread, NULL, fwd_main, fw) != 0)
+			fatalx("pthread_create");
+		fs->n++;
+	}
+	return fs;
+}
+
+void
+forward_stop(struct forwarders *fs)
+{
+	size_t	 i;
+
+	if (fs == NULL)
+		return;
+	for (i = 0; i < fs->n; i++)
+		__atomic_store_n(&fs->fw[i].stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < fs->n; i++) {
+		pthread_join(fs->fw[i].thread, NULL);
+		SSL_CTX_free(fs->fw[i].ctx);
+		free(fs->fw[i].line);
+	}
+	free(fs->fw);
+	free(fs);
+}

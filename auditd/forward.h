@@ -1,0 +1,23 @@
+/*
+ * Forwarding the audit log to SIEM collectors: RFC 5425 (syslog over
+ * TLS, octet-counted framing), one thread per collector, reading the log
+ * files themselves from a cursor kept on disk, so an outage of the
+ * collector loses nothing and a restart of the daemon sends nothing twice.
+ */
+#ifndef STOCKADE_FORWARD_H
+#define STOCKADE_FORWARD_H
+
+#include "config.h"
+#include "writer.h"
+
+struct forwarders;
+
+/* Starts a thread per conf->forward entry; NULL when there are none. */
+struct forwarders	*forward_start(const struct audit_conf *, struct writer *);
+/*
+ * Sends what is on disk (bounded wait), closes each connection cleanly,
+ * saves each cursor, joins the threads.  The writer must outlive this.
+ */
+void			 forward_stop(struct forwarders *);
+
+#endif
