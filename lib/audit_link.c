@@ -35,9 +35,11 @@ static void	audit_reset(struct audit_link *, const char *why);
 
 /* p is off every queue: calls its callback and frees it. */
 static void
-pending_finish(struct audit_pending *p, int ok, const char *err)
+pending_finish(struct audit_link *al, struct audit_pending *p, int ok,
+    const char *err)
 {
 	if (!ok) {
+		al->lost++;
 		log_warnx("audit: %s event %s: %s", json_string_value(
 		    json_object_get(p->event, "event")), p->done ? "refused" :
 		    "lost", err);
@@ -63,7 +65,7 @@ fail_all(struct audit_link *al, const char *why)
 
 	while ((p = TAILQ_FIRST(&al->q)) != NULL) {
 		pending_take(al, p);
-		pending_finish(p, 0, why);
+		pending_finish(al, p, 0, why);
 	}
 }
 
@@ -103,7 +105,7 @@ audit_read_cb(evutil_socket_t fd, short ev, void *arg)
 		snprintf(msg, sizeof(msg), "stockade-auditd refused the event: "
 		    "%s (%s)", a.code, a.message);
 		pending_take(al, p);
-		pending_finish(p, a.ok, a.ok ? NULL : msg);
+		pending_finish(al, p, a.ok, a.ok ? NULL : msg);
 	} while (al->client.fd != -1 &&
 	    ioctl(al->client.fd, FIONREAD, &avail) == 0 && avail > 0);
 }
@@ -177,7 +179,7 @@ audit_reset(struct audit_link *al, const char *why)
 			pending_take(al, p);
 			up = 0;
 		}
-		pending_finish(p, 0, "stockade-auditd connection lost");
+		pending_finish(al, p, 0, "stockade-auditd connection lost");
 	}
 }
 
@@ -230,6 +232,7 @@ audit_queue(struct audit_link *al, json_t *event, int sync, audit_done_fn *done,
 
 	if (event == NULL) {
 		snprintf(err, errlen, "event could not be built");
+		al->lost++;
 		return -1;
 	}
 	if (al->qlen >= AUDIT_LINK_PENDING_MAX) {
@@ -253,6 +256,7 @@ audit_queue(struct audit_link *al, json_t *event, int sync, audit_done_fn *done,
 		event_active(al->broken, EV_TIMEOUT, 0);
 	return 0;
 fail:
+	al->lost++;
 	json_decref(event);
 	return -1;
 }
@@ -275,6 +279,19 @@ audit_link_sync(struct audit_link *al, json_t *event, audit_done_fn *done,
     void *arg, char *err, size_t errlen)
 {
 	return audit_queue(al, event, 1, done, arg, err, errlen);
+}
+
+uint64_t
+audit_link_oldest_ms(const struct audit_link *al)
+{
+	const struct audit_pending	*p;
+	uint64_t			 now = mono_ms(), age = 0;
+
+	/* Resent events keep their first t0: scan, do not trust the order. */
+	TAILQ_FOREACH(p, &al->q, entry)
+		if (now - p->t0 > age)
+			age = now - p->t0;
+	return age;
 }
 
 void

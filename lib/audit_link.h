@@ -8,6 +8,8 @@
 
 #include <sys/queue.h>
 
+#include <stdint.h>
+
 #include <event2/event.h>
 #include <jansson.h>
 
@@ -30,6 +32,7 @@ struct audit_link {
 	struct event		*broken;	/* a send failed */
 	struct audit_queue	 q;		/* sent, not yet acknowledged */
 	unsigned		 qlen;
+	uint64_t		 lost;		/* events not recorded, ever */
 };
 
 /* ok: the daemon acknowledged the event (for sync: it is on disk). */
@@ -50,5 +53,7 @@ void	audit_link_send(struct audit_link *, json_t *event);
  */
 int	audit_link_sync(struct audit_link *, json_t *event, audit_done_fn *done,
 	    void *arg, char *err, size_t errlen);
+/* How long (ms) the oldest event not yet acknowledged has waited; 0: none. */
+uint64_t audit_link_oldest_ms(const struct audit_link *);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * The MCP server's shared state: settings, the default profile, the
- * compiled seccomp filter, pattern rules, the audit connection and the
- * live sessions.  One event loop thread owns all of it.
+ * compiled seccomp filter, pattern rules, the audit connection, the
+ * live sessions and the operational counters.  One event loop thread owns
+ * all of it.
  */
 #ifndef STOCKADE_SERVER_H
 #define STOCKADE_SERVER_H
@@ -13,6 +14,7 @@
 
 #include "audit_link.h"
 #include "commands.h"
+#include "metrics.h"
 #include "patterns.h"
 #include "profile.h"
 #include "seccomp_filter.h"
@@ -36,6 +38,7 @@ struct server {
 	unsigned		 nsessions;
 	struct event		*reaper;
 	int			 stopping;
+	struct metrics		 metrics;	/* for GET /metrics */
 };
 
 /* Events through the server's audit link (lib/audit_link.h). */

@@ -79,6 +79,7 @@ struct session {
 	char			 store[PATH_MAX];	/* artifacts kept: in the
 						   sandbox's directory */
 	struct net_link		 net;		/* netguard's policy, if any */
+	int			 oom_counted;	/* in the metrics already */
 };
 
 static void	call_finish(struct call *);
@@ -105,6 +106,17 @@ set_nonblock(int fd)
 
 	return (fl = fcntl(fd, F_GETFL)) == -1 ? -1 :
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* The kernel's OOM killer struck in the sandbox: counted once a session. */
+static void
+count_oom(struct session *s)
+{
+	if (!s->oom_counted && s->sb.cg != NULL &&
+	    cgroup_oom_killed(s->sb.cg)) {
+		s->oom_counted = 1;
+		metrics_oom_kill(&s->srv->metrics);
+	}
 }
 
 static unsigned
@@ -227,6 +239,7 @@ session_create(struct server *srv, const char *principal, char *err,
 	s->last_used = mono_ms();
 	LIST_INSERT_HEAD(&srv->sessions, s, entry);
 	srv->nsessions++;
+	metrics_session_created(&srv->metrics);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
 	    "session_created", "principal", s->principal, "session_id", s->id,
 	    "profile", srv->profile.name, "sandbox", s->spec.id, "network",
@@ -315,6 +328,8 @@ session_close(struct session *s, const char *reason)
 	}
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
+	count_oom(s);
+	metrics_session_closed(&srv->metrics, reason);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
 	    strcmp(reason, "expired") == 0 ? "session_expired" :
 	    "session_closed", "principal", s->principal, "session_id", s->id,
@@ -525,6 +540,7 @@ call_finish(struct call *c)
 	r.session_gone = killed;
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
+	count_oom(s);
 	if (!killed)
 		collect_artifacts(s, &changed, &skipped);
 	r.artifacts = changed ? changed : json_array();
@@ -596,6 +612,7 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 	switch (c->phase) {
 	case CALL_RUNNING:
 		c->timed_out = 1;
+		metrics_timeout(&c->s->srv->metrics);
 		call_interrupt(c);
 		break;
 	case CALL_INTERRUPTING:

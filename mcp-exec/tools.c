@@ -194,6 +194,7 @@ refuse(struct server *srv, const char *principal, const char *tool,
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
 	    "call_refused", "principal", principal, "reason", reason, "tool",
 	    tool, "rule_id", rule));
+	metrics_call(&srv->metrics, tool, METRICS_REFUSED);
 }
 
 /* ------------------------------------------------------------ results */
@@ -318,6 +319,11 @@ py_done(void *arg, const struct call_result *res)
 	struct call_result	 r = *res;
 	json_t			*sc, *content, *none = NULL;
 	char			*text;
+
+	metrics_call_done(&pc->srv->metrics, pc->tool, r.cancelled ||
+	    pc->f->cancelled ? METRICS_CANCELLED : r.timed_out ?
+	    METRICS_TIMEOUT : r.exit_code != 0 ? METRICS_ERROR : METRICS_OK,
+	    r.duration_ms);
 
 	/* A one-shot command's workspace goes with its sandbox. */
 	if (pc->oneshot) {
@@ -455,6 +461,7 @@ py_started(void *arg, int audited, const char *audit_err)
 	struct call_hooks	 hooks;
 	struct session		*s;
 	char			 err[ERR_MAX];
+	enum metrics_outcome	 outcome = METRICS_ERROR;
 
 	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
 		session_hold(s, 0);
@@ -464,14 +471,16 @@ py_started(void *arg, int audited, const char *audit_err)
 		    "unavailable: no code runs" : "the audit trail is "
 		    "unavailable: code runs unaudited (audit_required: false)",
 		    "error", audit_err));
-	if (!audited && server_audit_required(srv))
+	if (!audited && server_audit_required(srv)) {
 		snprintf(err, sizeof(err), "not run: the audit trail is "
 		    "unavailable (%s)", audit_err);
-	else if (pc->f->cancelled) {
+		outcome = METRICS_REFUSED;
+	} else if (pc->f->cancelled) {
 		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
 		    "event", "call_refused", "principal", pc->principal,
 		    "reason", "cancelled before it ran", "tool", pc->tool,
 		    "session_id", pc->sid, "code_hash", pc->code_hash));
+		metrics_call(&srv->metrics, pc->tool, METRICS_CANCELLED);
 		goto out;
 	} else if (s == NULL || srv->stopping)
 		snprintf(err, sizeof(err), "session not found");
@@ -486,6 +495,8 @@ py_started(void *arg, int audited, const char *audit_err)
 		if (pc->call != NULL)
 			return;
 	}
+	metrics_call(&srv->metrics, pc->tool, pc->f->cancelled ?
+	    METRICS_CANCELLED : outcome);
 	if (!pc->f->cancelled)
 		tool_error(pc->f->conn, pc->f->id, "%s", err);
 out:
@@ -554,20 +565,25 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 	if (python_args(c, id, args, &code, &len, &timeout, &sid, &files) == -1)
 		return;
 	if (timeout > srv->profile.timeout_max_ms) {
+		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
 		tool_error(c, id, "timeout_ms %u is above this profile's maximum "
 		    "of %u", timeout, srv->profile.timeout_max_ms);
 		return;
 	}
 	/* Same answer for unknown, expired and someone else's: no probing. */
 	if (sid != NULL && (s = session_find(srv, sid, c->principal)) == NULL) {
+		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
 		tool_error(c, id, "session not found");
 		return;
 	}
 	if (sid != NULL && session_busy(s)) {
+		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
 		tool_error(c, id, "the session is running another call");
 		return;
 	}
-	if ((deny = patterns_scan(srv->patterns, code, len, &hits)) != 0) {
+	deny = patterns_scan(srv->patterns, code, len, &hits);
+	metrics_pattern_hits(&srv->metrics, hits);
+	if (deny != 0) {
 		/* A scan that could not finish refuses as surely as a deny. */
 		json_array_foreach(hits, i, h)
 			if (deny == 1 && rule == NULL && strcmp(
@@ -601,6 +617,8 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 	json_array_foreach(files, i, v) {
 		if (session_stage(s, json_string_value(v), name, sizeof(name),
 		    err, sizeof(err)) == -1) {
+			metrics_call(&srv->metrics, "execute_python",
+			    METRICS_ERROR);
 			tool_error(c, id, "%s", err);
 			json_decref(hits);
 			/* A session made for this call only goes with it. */
@@ -688,6 +706,8 @@ run_command(struct mcp_conn *c, const json_t *id, const json_t *args,
 			goto out;
 		}
 		if (json_integer_value(v) > srv->profile.timeout_max_ms) {
+			metrics_call(&srv->metrics, "run_command",
+			    METRICS_ERROR);
 			tool_error(c, id, "timeout_ms is above this profile's "
 			    "maximum of %u", srv->profile.timeout_max_ms);
 			goto out;
@@ -708,6 +728,8 @@ run_command(struct mcp_conn *c, const json_t *id, const json_t *args,
 	json_array_foreach(files, i, v) {
 		if (!json_is_string(v) || session_stage(s, json_string_value(v),
 		    fname, sizeof(fname), err, sizeof(err)) == -1) {
+			metrics_call(&srv->metrics, "run_command",
+			    METRICS_ERROR);
 			tool_error(c, id, "%s", json_is_string(v) ? err :
 			    "files: strings only");
 			session_close(s, "not run");
@@ -715,6 +737,7 @@ run_command(struct mcp_conn *c, const json_t *id, const json_t *args,
 		}
 	}
 	if ((code = launcher(path, cargs)) == NULL) {
+		metrics_call(&srv->metrics, "run_command", METRICS_ERROR);
 		mcp_error(c, id, RPC_INTERNAL_ERROR, "internal error");
 		session_close(s, "not run");
 		goto out;

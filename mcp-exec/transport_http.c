@@ -5,6 +5,7 @@
  * Outgoing messages are routed to the POST they belong to: responses by
  * JSON-RPC id, progress by token.  A dropped connection is not a
  * cancellation: the call goes on and its late reply is dropped here.
+ * GET /metrics (metrics.c) passes the same Host, Origin and token checks.
  */
 #include <sys/queue.h>
 #include <sys/socket.h>
@@ -26,6 +27,7 @@
 #include "http_int.h"
 #include "log.h"
 #include "mcp.h"
+#include "metrics.h"
 #include "principals.h"
 #include "transport_http.h"
 #include "util.h"
@@ -39,6 +41,8 @@
 #define HTTP_DEFAULT_ADDR	"127.0.0.1"
 #define HTTP_PATH		"/mcp"
 #define HTTP_METADATA_PATH	"/.well-known/oauth-protected-resource"
+#define HTTP_METRICS_PATH	"/metrics"
+#define HTTP_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
 #define HTTP_REALM		"stockade"
 /* What a client that sends no MCP-Protocol-Version is assumed to speak. */
 #define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
@@ -301,6 +305,27 @@ handle_metadata(struct http_tr *tr, struct evhttp_request *req,
 	reply_json(req, 200, NULL, json_pack("{s:s, s:[s], s:s}", "resource",
 	    resource, "bearer_methods_supported", "header", "resource_name",
 	    SERVER_NAME));
+}
+
+/* Prometheus's text format; the caller passed the same checks as /mcp. */
+static void
+handle_metrics(struct http_tr *tr, struct evhttp_request *req)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
+	struct evbuffer		*b;
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_add_header(h, "Allow", "GET");
+		http_reply_error(req, 405, RPC_SERVER_ERROR, "GET only");
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL)
+		fatalx("evbuffer_new");
+	metrics_render(tr->srv, b);
+	evhttp_add_header(h, "Content-Type", HTTP_METRICS_TYPE);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
 }
 
 /* ------------------------------------------------------------ sessions */
@@ -599,6 +624,12 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
 	    strcmp(path, HTTP_METADATA_PATH HTTP_PATH) == 0)) {
 		handle_metadata(tr, req, host);
+		return;
+	}
+	if (path != NULL && strcmp(path, HTTP_METRICS_PATH) == 0) {
+		/* Any principal's token will do: the metrics name none. */
+		if (authenticate(tr, req, host) != NULL)
+			handle_metrics(tr, req);
 		return;
 	}
 	if (path == NULL || strcmp(path, HTTP_PATH) != 0) {
