@@ -3,16 +3,24 @@
  * daemon over its socket; a daemon that does not answer is reported as
  * such (and makes the exit status 1), never guessed at.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit_client.h"
 #include "cli.h"
 #include "ng_client.h"
+#include "util.h"
 
 #define STATUS_AUDIT_SOCKET	"/run/stockade/auditd.sock"
 #define STATUS_NG_SOCKET	"/run/stockade/netguard.sock"
+#define STATUS_MCP_STATE	"/run/stockade/mcp-exec"
+#define STATUS_FILE_MAX		(4 * 1024 * 1024)
 
 static const char *
 str(const json_t *o, const char *key)
@@ -74,16 +82,78 @@ print_netguard(const json_t *st)
 		    str(a, "address"), num(a, "denied"));
 }
 
+/*
+ * The MCP servers' published sessions (mcp-exec/status.c): one file per
+ * server process; a file whose process is gone is stale and skipped.
+ */
+static json_t *
+mcp_servers(const char *dir)
+{
+	json_t		*servers = json_array(), *o;
+	struct dirent	*de;
+	char		 path[PATH_MAX], *data;
+	size_t		 len;
+	long		 pid;
+	DIR		*d;
+
+	if ((d = opendir(dir)) == NULL)
+		return servers;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "sessions-", 9) != 0 ||
+		    strlen(de->d_name) < 15 || strcmp(de->d_name +
+		    strlen(de->d_name) - 5, ".json") != 0 ||
+		    xsnprintf(path, sizeof(path), "%s/%s", dir, de->d_name) ==
+		    -1 || read_file(path, STATUS_FILE_MAX, &data, &len) == -1)
+			continue;
+		o = json_loadb(data, len, 0, NULL);
+		free(data);
+		pid = (long)json_integer_value(json_object_get(o, "pid"));
+		if (!json_is_object(o) || pid <= 0 ||
+		    (kill((pid_t)pid, 0) == -1 && errno == ESRCH)) {
+			json_decref(o);
+			continue;
+		}
+		json_array_append_new(servers, o);
+	}
+	closedir(d);
+	return servers;
+}
+
+static void
+print_mcp(const json_t *servers, const char *dir)
+{
+	const json_t	*srv, *s;
+	size_t		 i, j;
+
+	if (json_array_size(servers) == 0)
+		printf("mcp-exec         no server running with state in %s\n",
+		    dir);
+	json_array_foreach(servers, i, srv) {
+		printf("mcp-exec         pid %lld, profile %s, %zu live "
+		    "sessions\n", num(srv, "pid"), str(srv, "profile"),
+		    json_array_size(json_object_get(srv, "sessions")));
+		json_array_foreach(json_object_get(srv, "sessions"), j, s)
+			printf("  session        %s  %s  sandbox %s  network %s  "
+			    "since %s  idle %llds%s\n", str(s, "session_id"),
+			    str(s, "principal"), str(s, "sandbox"),
+			    str(s, "network"), str(s, "since"), num(s, "idle_s"),
+			    json_is_true(json_object_get(s, "busy")) ?
+			    "  busy" : "");
+	}
+}
+
 int
 cmd_status(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "audit-socket", required_argument, NULL, 'a' },
 		{ "netguard-socket", required_argument, NULL, 'n' },
+		{ "mcp-state", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*asock = STATUS_AUDIT_SOCKET, *nsock = STATUS_NG_SOCKET;
+	const char	*mstate = STATUS_MCP_STATE;
 	json_t		*all = json_object(), *st, *msg;
 	char		 err[512];
 	int		 ch, as_json = 0, rv = 0;
@@ -93,10 +163,12 @@ cmd_status(int argc, char *argv[])
 		switch (ch) {
 		case 'a': asock = optarg; break;
 		case 'n': nsock = optarg; break;
+		case 'm': mstate = optarg; break;
 		case 'j': as_json = 1; break;
 		default:
 			fprintf(stderr, "usage: stockade status [--audit-socket "
-			    "PATH] [--netguard-socket PATH] [--json]\n");
+			    "PATH] [--netguard-socket PATH]\n"
+			    "                       [--mcp-state DIR] [--json]\n");
 			json_decref(all);
 			return EXIT_USAGE;
 		}
@@ -123,6 +195,10 @@ cmd_status(int argc, char *argv[])
 		print_netguard(st);
 	json_decref(msg);
 	json_object_set_new(all, "netguard", st);
+	st = mcp_servers(mstate);
+	if (!as_json)
+		print_mcp(st, mstate);
+	json_object_set_new(all, "mcp-exec", st);
 	if (as_json) {
 		json_dumpf(all, stdout, JSON_INDENT(2));
 		putchar('\n');

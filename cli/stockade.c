@@ -25,7 +25,8 @@ usage(void)
 	    "       stockade net detach [--socket PATH] (--netns PATH | --sandbox ID)\n"
 	    "       stockade net status [--socket PATH]\n"
 	    "       stockade rules check DIR\n"
-	    "       stockade status [--audit-socket PATH] [--netguard-socket PATH] [--json]\n"
+	    "       stockade status [--audit-socket PATH] [--netguard-socket PATH]\n"
+	    "                       [--mcp-state DIR] [--json]\n"
 	    "       stockade version\n");
 	return EXIT_USAGE;
 }

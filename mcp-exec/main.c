@@ -20,6 +20,7 @@
 #include "run.h"
 #include "server.h"
 #include "session.h"
+#include "status.h"
 #include "transport_http.h"
 #include "transport_stdio.h"
 #include "util.h"
@@ -297,11 +298,13 @@ cmd_serve(int argc, char *argv[])
 	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
 	for (i = 0; i < 2; i++)
 		event_add(sigs[i], NULL);
+	status_publish(&srv);
 	if ((http != NULL ? transport_http_start(http) :
 	    transport_stdio_start(&srv)) == -1)
 		return 1;
 	event_base_dispatch(srv.base);
 	sessions_close_all(&srv, "mcp-exec stopped");
+	status_unpublish(&srv);
 	transport_http_free(http);
 	for (i = 0; i < 2; i++)
 		event_free(sigs[i]);

@@ -24,6 +24,7 @@
 #include "network.h"
 #include "session.h"
 #include "stage.h"
+#include "status.h"
 #include "util.h"
 
 #define READ_CHUNK		65536
@@ -74,6 +75,7 @@ struct session {
 	int			 held;		/* a call is about to start */
 	uint64_t		 next_exec;
 	uint64_t		 last_used;	/* mono ms */
+	char			 since[TS_LEN + 1];	/* created */
 	struct stage		 staged;
 	json_t			*seen;		/* artifact name -> {sha256, mime} */
 	char			 store[PATH_MAX];	/* artifacts kept: in the
@@ -237,8 +239,10 @@ session_create(struct server *srv, const char *principal, char *err,
 		goto fail;
 	}
 	s->last_used = mono_ms();
+	ts_now(s->since);
 	LIST_INSERT_HEAD(&srv->sessions, s, entry);
 	srv->nsessions++;
+	status_publish(srv);
 	metrics_session_created(&srv->metrics);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
 	    "session_created", "principal", s->principal, "session_id", s->id,
@@ -328,6 +332,7 @@ session_close(struct session *s, const char *reason)
 	}
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
+	status_publish(srv);
 	count_oom(s);
 	metrics_session_closed(&srv->metrics, reason);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
@@ -776,4 +781,20 @@ fail:
 			close(pe[i]);
 	}
 	return NULL;
+}
+
+json_t *
+sessions_describe(struct server *srv)
+{
+	struct session	*s;
+	json_t		*list = json_array();
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, "
+		    "s:s, s:I, s:b}", "session_id", s->id, "principal",
+		    s->principal, "sandbox", s->spec.id, "network",
+		    srv->profile.network, "since", s->since, "idle_s",
+		    (json_int_t)((mono_ms() - s->last_used) / 1000), "busy",
+		    session_busy(s)));
+	return list;
 }

@@ -71,6 +71,8 @@ void		 call_cancel(struct call *);
 /* Ends a session: audits why, kills its sandbox, frees everything. */
 void		 session_close(struct session *, const char *reason);
 void		 sessions_close_all(struct server *, const char *reason);
+/* The live sessions, for `stockade status` (new reference). */
+json_t		*sessions_describe(struct server *);
 /* Closes sessions idle longer than the configured timeout. */
 void		 sessions_reap(struct server *);
 /* The principal's artifacts as MCP resources (new reference). */

@@ -40,14 +40,19 @@ expect_event egress_attached "session_id=$sid" policy=web level=L2 principal=use
 expect_event dns_query decision=allow "session_id=$sid" name=allowed.test pinned~203.0.113.10
 expect_event egress_denied "session_id=$sid" rule=metadata dst_ip=169.254.169.254 dst_port=80
 note "L2 session: allowed.test fetched by name, 169.254.169.254 blocked and audited"
-"$STOCKADE" status --audit-socket "$SOCK" --netguard-socket "$NG_SOCK" >"$T/status" ||
+"$STOCKADE" status --audit-socket "$SOCK" --netguard-socket "$NG_SOCK" \
+    --mcp-state "$S" >"$T/status" ||
     fail "stockade status: $(cat "$T/status")"
 grep -q "^stockade-auditd  running" "$T/status" || fail "status: $(cat "$T/status")"
 grep -qE "session $sid  user:local  web L2  10.231.0.2  denied [1-9]" "$T/status" ||
     fail "status lacks the session's sandbox: $(cat "$T/status")"
+grep -qE "^mcp-exec         pid $PID_a, profile default, 1 live sessions" "$T/status" ||
+    fail "status lacks the MCP server: $(cat "$T/status")"
+grep -qE "^  session        $sid  user:local  sandbox [0-9a-f]{16}  network web  since " "$T/status" ||
+    fail "status lacks the live session: $(cat "$T/status")"
 "$STOCKADE" status --audit-socket "$SOCK" --netguard-socket "$T/nowhere" >/dev/null &&
     fail "status exits 0 with netguard unreachable"
-note "stockade status: the audit head and the session's sandbox under web (L2)"
+note "stockade status: the audit head, the live session, its sandbox under web (L2)"
 
 # Closing the session takes the policy away.
 printf '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"close_session","arguments":{"session_id":"%s"}}}\n' "$sid" >&"$IN_a"
@@ -76,5 +81,6 @@ note "netguard down: the session is refused (tool error), nothing ran"
 
 eval "exec $IN_a>&-"
 wait "$PID_a" || fail "mcp-exec did not stop cleanly"
+ls "$S"/sessions-*.json >/dev/null 2>&1 && fail "the session list outlived mcp-exec"
 egress_finish
 note "mcp: audit log verifies"
