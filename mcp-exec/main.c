@@ -298,6 +298,8 @@ cmd_serve(int argc, char *argv[])
 	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
 	for (i = 0; i < 2; i++)
 		event_add(sigs[i], NULL);
+	if (status_sweep(&srv) > 0)
+		log_info("sessions of a server that died recorded as closed");
 	status_publish(&srv);
 	if ((http != NULL ? transport_http_start(http) :
 	    transport_stdio_start(&srv)) == -1)

@@ -13,5 +13,7 @@ struct server;
 void	status_publish(struct server *);
 /* Removes this process's file (at exit). */
 void	status_unpublish(struct server *);
+/* Closes, in the trail, the sessions of servers that died. */
+unsigned status_sweep(struct server *);
 
 #endif

@@ -191,6 +191,13 @@ att_link_up(struct attachment *att, char *err, size_t errlen)
 	memset(&sb, 0, sizeof(sb));
 	snprintf(att->host_if, sizeof(att->host_if), "%s%d", NG_VETH_PREFIX,
 	    att->slot);
+	/* A restored sandbox's old pair, from before the restart: rebuilt. */
+	if ((hidx = link_index(&ng->uplink, att->host_if)) > 0 &&
+	    link_del(&ng->uplink, hidx) == -1) {
+		snprintf(err, errlen, "%s: %s", att->host_if, ng->uplink.err);
+		att->host_if[0] = '\0';
+		return -1;
+	}
 	if (link_veth_add(&ng->uplink, att->host_if, NG_VETH_PEER,
 	    att->nsfd) == -1) {
 		snprintf(err, errlen, "%s: %s", att->host_if, ng->uplink.err);
@@ -560,12 +567,13 @@ ng_init(struct netguard *ng, char *err, size_t errlen)
 		ng->nslots = NG_SLOTS_MAX;
 	ng->slots = xcalloc(ng->nslots, 1);
 	if (state_init(ng, err, errlen) == -1 ||
-	    uplink_open(ng, removed, err, errlen) == -1)
+	    uplink_open(ng, err, errlen) == -1)
 		goto out;
 	ng->resolver = resolver_new(ng->base, ng->uplink_fd, &ng->conf.resolver,
 	    pin_cb, dns_event_cb);
 	/* What a previous netguard left: restored if alive, else removed. */
 	state_restore(ng, removed);
+	uplink_sweep(ng, removed);
 	if ((ng->reaper = event_new(ng->base, -1, EV_PERSIST, reap_cb, ng)) ==
 	    NULL || event_add(ng->reaper, &tv) == -1)
 		fatalx("reaper event");

@@ -113,8 +113,9 @@ void	ng_audit_policy_load(struct netguard *, const struct policy_set *,
 	    const char *error);
 
 /* uplink.c */
-int	uplink_open(struct netguard *, json_t *removed, char *err,
-	    size_t errlen);
+int	uplink_open(struct netguard *, char *err, size_t errlen);
+/* Deletes ngv* veths no attachment owns; removed hears each. */
+void	uplink_sweep(struct netguard *, json_t *removed);
 /* Forwarding and the NAT table, at the first L2/L3 attach. */
 int	uplink_ready(struct netguard *, char *err, size_t errlen);
 void	uplink_close(struct netguard *);

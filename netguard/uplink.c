@@ -24,8 +24,13 @@ struct sweep {
 static void
 sweep_link(void *arg, int ifindex, const char *name)
 {
-	struct sweep	*sw = arg;
+	struct sweep		*sw = arg;
+	struct attachment	*att;
 
+	/* Restored sandboxes own theirs again. */
+	LIST_FOREACH(att, &sw->ng->attached, entry)
+		if (strcmp(att->host_if, name) == 0)
+			return;
 	if (link_del(&sw->ng->uplink, ifindex) == 0)
 		json_array_append_new(sw->removed, json_sprintf("veth %s", name));
 	else
@@ -33,10 +38,8 @@ sweep_link(void *arg, int ifindex, const char *name)
 }
 
 int
-uplink_open(struct netguard *ng, json_t *removed, char *err, size_t errlen)
+uplink_open(struct netguard *ng, char *err, size_t errlen)
 {
-	struct sweep	 sw = { ng, removed };
-
 	ng->uplink_fd = -1;
 	if (ng->conf.uplink_netns[0] != '\0' &&
 	    (ng->uplink_fd = netns_open(ng->conf.uplink_netns)) == -1) {
@@ -48,14 +51,21 @@ uplink_open(struct netguard *ng, json_t *removed, char *err, size_t errlen)
 		snprintf(err, errlen, "uplink: %s", ng->uplink.err);
 		return -1;
 	}
-	/*
-	 * Veths a previous netguard left: their sandboxes, if still alive,
-	 * get fresh ones when they are restored (state.c).
-	 */
+	return 0;
+}
+
+/*
+ * After the restore: the veths a previous netguard left whose sandboxes
+ * are gone (the restored ones got theirs back, rebuilt).
+ */
+void
+uplink_sweep(struct netguard *ng, json_t *removed)
+{
+	struct sweep	 sw = { ng, removed };
+
 	if (link_foreach_prefix(&ng->uplink, NG_VETH_PREFIX, sweep_link,
 	    &sw) == -1)
 		log_warnx("uplink: %s", ng->uplink.err);
-	return 0;
 }
 
 static int

@@ -30,6 +30,7 @@ ip netns del "$SB"
 start_netguard
 expect_event egress_attached "session_id=s-$SA" restored=true "address=$addr_a"
 expect_event cleanup program=netguard "removed~attachment sb-$SB (session s-$SB): sandbox gone"
+no_event cleanup program=netguard "removed~veth ngv0"
 [ "$(net status --socket "$NG_SOCK" | "$PY" -c 'import json,sys; print(" ".join(a["sandbox"] for a in json.load(sys.stdin)["attached"]))')" = "sb-$SA" ] ||
     fail "status after restart: $(net status --socket "$NG_SOCK")"
 expect_connect "$SA" ok allowed.test:80
