@@ -25,7 +25,7 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
-	    rsyslog rsyslog-openssl
+	    rsyslog rsyslog-openssl mandoc
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
@@ -171,7 +171,7 @@ $(DEPS_STAMP): Makefile
 # `make check` re-invokes make so the sanitizer build sees the packages that
 # `deps` may just have installed (pkg-config runs at parse time).
 check: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape egress mcp
+	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape mcp egress
 
 unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
@@ -210,6 +210,7 @@ lint:
 	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
 		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c netguard/*.c \
 		|| { echo "lint: banned function"; exit 1; }
+	mandoc -Tlint -Wwarning docs/man/*
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/bin \
@@ -221,6 +222,13 @@ install: all
 	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 0644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 docs/man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 0644 docs/man/*.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	for u in dist/*.service; do d=$(DESTDIR)$(PREFIX)/lib/systemd/system/$${u#dist/}; \
+		sed 's|@PREFIX@|$(PREFIX)|g' $$u >$$d && chmod 0644 $$d || exit 1; done
 
 clean:
 	rm -rf build

@@ -336,8 +336,10 @@ tcp_connect(struct fwd *fw, char *err, size_t errlen)
 	snprintf(err, errlen, "no address");
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, ai->ai_protocol)) == -1)
+		    SOCK_NONBLOCK, ai->ai_protocol)) == -1) {
+			snprintf(err, errlen, "socket: %s", strerror(errno));
 			continue;
+		}
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
 		if (errno == EINPROGRESS) {

@@ -22,9 +22,9 @@ static int
 net_usage(void)
 {
 	fprintf(stderr,
-	    "usage: stockade net attach [--socket PATH] --netns PATH --policy NAME\n"
+	    "usage: stockade net attach [--socket PATH] --netns PATH|NAME --policy NAME\n"
 	    "                           [--sandbox ID] [--session ID] [--principal P]\n"
-	    "       stockade net detach [--socket PATH] (--netns PATH | --sandbox ID)\n"
+	    "       stockade net detach [--socket PATH] (--netns PATH|NAME | --sandbox ID)\n"
 	    "       stockade net status [--socket PATH]\n");
 	return EXIT_USAGE;
 }

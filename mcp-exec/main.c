@@ -172,6 +172,14 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
+/* A hangup must not kill every session: the rules apply at start. */
+static void
+hup_cb(evutil_socket_t sig, short ev, void *arg)
+{
+	log_warnx("SIGHUP: mcp-exec reads its rules at start; restart it to "
+	    "apply changes (running sessions keep going)");
+}
+
 /* A sandbox a dead mcp-exec left behind was removed. */
 static void
 note_swept(void *arg, const char *id)
@@ -194,7 +202,7 @@ cmd_serve(int argc, char *argv[])
 	};
 	struct server	 srv;
 	json_t		*swept;
-	struct event	*sigs[2];
+	struct event	*sigs[3];
 	struct timeval	 tv;
 	const char	*profile = NULL, *state = NULL, *audit = NULL;
 	const char	*netguard = NULL;
@@ -250,7 +258,7 @@ cmd_serve(int argc, char *argv[])
 	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL ||
 	    (srv.commands = commands_load(srv.rules_dir)) == NULL)
 		return 1;
-	/* Kept for netguard (L2/L3 networks); nothing connects to it yet. */
+	/* netguard's socket, for profiles that name a policy (network.c). */
 	if (netguard != NULL && (netguard[0] != '/' ||
 	    xsnprintf(srv.conf.server.netguard_socket,
 	    sizeof(srv.conf.server.netguard_socket), "%s", netguard) == -1)) {
@@ -296,7 +304,8 @@ cmd_serve(int argc, char *argv[])
 	event_add(srv.reaper, &tv);
 	sigs[0] = evsignal_new(srv.base, SIGTERM, signal_cb, &srv);
 	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
-	for (i = 0; i < 2; i++)
+	sigs[2] = evsignal_new(srv.base, SIGHUP, hup_cb, &srv);
+	for (i = 0; i < 3; i++)
 		event_add(sigs[i], NULL);
 	if (status_sweep(&srv) > 0)
 		log_info("sessions of a server that died recorded as closed");
@@ -308,7 +317,7 @@ cmd_serve(int argc, char *argv[])
 	sessions_close_all(&srv, "mcp-exec stopped");
 	status_unpublish(&srv);
 	transport_http_free(http);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
 	event_free(srv.reaper);
 	audit_link_shutdown(&srv.audit);
