@@ -221,6 +221,9 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
 	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
+	# The installed policy names the driver where this install put it.
+	sed -i 's|^\(  driver_dir:\).*|\1 $(PREFIX)/share/stockade/driver|' \
+		$(DESTDIR)$(PREFIX)/share/stockade/rules/mcp-exec.yaml
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system

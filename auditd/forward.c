@@ -79,12 +79,28 @@ struct fwd {
 	char			*line;
 	size_t			 linecap;
 	int			 down_logged;
+	/* What forward_status reports, under mu. */
+	pthread_mutex_t		 mu;
+	int			 st_connected;
+	uint64_t		 st_delivered;
+	char			 st_error[512];
 };
 
 struct forwarders {
 	struct fwd	*fw;
 	size_t		 n;
 };
+
+static void
+fwd_report(struct fwd *fw, int connected, const char *error)
+{
+	pthread_mutex_lock(&fw->mu);
+	fw->st_connected = connected;
+	fw->st_delivered = fw->delivered > fw->saved ? fw->delivered : fw->saved;
+	if (error != NULL)
+		snprintf(fw->st_error, sizeof(fw->st_error), "%s", error);
+	pthread_mutex_unlock(&fw->mu);
+}
 
 static int
 fwd_stopping(struct fwd *fw)
@@ -512,6 +528,7 @@ fwd_main(void *arg)
 	while (!fwd_stopping(fw)) {
 		if (fw->ssl == NULL) {
 			if (conn_open(fw, err, sizeof(err)) == -1) {
+				fwd_report(fw, 0, err);
 				if (!fw->down_logged++)
 					log_warnx("forward %s: %s:%s: %s; "
 					    "retrying", fw->cf.name, fw->cf.host,
@@ -525,6 +542,7 @@ fwd_main(void *arg)
 			fwd_connected(fw);
 		}
 		if (send_burst(fw, &any) == -1) {
+			fwd_report(fw, 0, "connection lost");
 			log_warnx("forward %s: connection lost after seq %llu; "
 			    "resuming from seq %llu", fw->cf.name,
 			    (unsigned long long)fw->sent,
@@ -533,6 +551,7 @@ fwd_main(void *arg)
 			continue;
 		}
 		cursor_save(fw, cursor_safe(fw), 0);
+		fwd_report(fw, 1, NULL);
 		if (!any)
 			fwd_sleep(fw, FWD_IDLE_MS);
 	}
@@ -574,6 +593,7 @@ forward_start(const struct audit_conf *conf, struct writer *w)
 		fw->cf = conf->forward[i];
 		fw->w = w;
 		fw->fd = -1;
+		pthread_mutex_init(&fw->mu, NULL);
 		snprintf(fw->log_dir, sizeof(fw->log_dir), "%s", conf->log_dir);
 		if (xsnprintf(fw->cursor_path, sizeof(fw->cursor_path),
 		    "%s/.forward-%s.cursor", conf->log_dir, fw->cf.name) == -1 ||
@@ -601,9 +621,29 @@ forward_stop(struct forwarders *fs)
 		__atomic_store_n(&fs->fw[i].stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < fs->n; i++) {
 		pthread_join(fs->fw[i].thread, NULL);
+		pthread_mutex_destroy(&fs->fw[i].mu);
 		SSL_CTX_free(fs->fw[i].ctx);
 		free(fs->fw[i].line);
 	}
 	free(fs->fw);
 	free(fs);
+}
+
+json_t *
+forward_status(struct forwarders *fs)
+{
+	json_t		*list = json_array();
+	struct fwd	*fw;
+	size_t		 i;
+
+	for (i = 0; fs != NULL && i < fs->n; i++) {
+		fw = &fs->fw[i];
+		pthread_mutex_lock(&fw->mu);
+		json_array_append_new(list, json_pack("{s:s, s:s++, s:b, s:I, "
+		    "s:s}", "name", fw->cf.name, "address", fw->cf.host, ":",
+		    fw->cf.port, "connected", fw->st_connected, "delivered_seq",
+		    (json_int_t)fw->st_delivered, "error", fw->st_error));
+		pthread_mutex_unlock(&fw->mu);
+	}
+	return list;
 }

@@ -7,6 +7,8 @@
 #ifndef STOCKADE_FORWARD_H
 #define STOCKADE_FORWARD_H
 
+#include <jansson.h>
+
 #include "config.h"
 #include "writer.h"
 
@@ -19,5 +21,10 @@ struct forwarders	*forward_start(const struct audit_conf *, struct writer *);
  * saves each cursor, joins the threads.  The writer must outlive this.
  */
 void			 forward_stop(struct forwarders *);
+/*
+ * Each collector: name, address, connected, delivered_seq (acknowledged
+ * by the collector), error (the last one).  A new array; fs may be NULL.
+ */
+json_t			*forward_status(struct forwarders *);
 
 #endif

@@ -270,6 +270,7 @@ main(int argc, char *argv[])
 	if ((d.srv = server_start(d.base, &d.conf, d.w)) == NULL)
 		fatalx("cannot listen on %s", d.conf.socket_path);
 	fwd = forward_start(&d.conf, d.w);
+	server_set_forwarders(d.srv, fwd);
 	writer_on_halt(d.w, halted_cb, &d);
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(d.base, signos[i], signal_cb, &d);
@@ -283,6 +284,7 @@ main(int argc, char *argv[])
 	event_base_dispatch(d.base);
 
 	/* Everything is on disk now: the forwarders send the rest. */
+	server_set_forwarders(d.srv, NULL);
 	forward_stop(fwd);
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);

@@ -20,6 +20,7 @@
 
 #include "chain.h"
 #include "event.h"
+#include "forward.h"
 #include "frame.h"
 #include "log.h"
 #include "server.h"
@@ -52,6 +53,7 @@ struct server {
 	struct audit_conf	 conf;
 	struct event_base	*base;
 	struct writer		*w;
+	struct forwarders	*fwd;
 	struct evconnlistener	*listener;
 	struct client_list	 clients;
 	unsigned		 nclients;
@@ -334,7 +336,14 @@ handle_status(struct client *c, const json_t *id)
 	json_object_set_new(j, "audit", writer_status_json(c->srv->w));
 	json_object_set_new(j, "clients",
 	    json_integer((json_int_t)c->srv->nclients));
+	json_object_set_new(j, "forward", forward_status(c->srv->fwd));
 	client_send(c, j);
+}
+
+void
+server_set_forwarders(struct server *srv, struct forwarders *fs)
+{
+	srv->fwd = fs;
 }
 
 /* Returns 1 when the frame must be retried later (batch full). */

@@ -15,6 +15,9 @@ struct server;
 
 struct server	*server_start(struct event_base *, const struct audit_conf *,
 		    struct writer *);
+struct forwarders;
+/* The forwarders whose state `status` reports (may stay unset). */
+void		 server_set_forwarders(struct server *, struct forwarders *);
 /* Applies reloadable settings: writers, limits. */
 void		 server_reconfigure(struct server *, const struct audit_conf *);
 /* Stops accepting and reading; acks still go out. */

@@ -52,7 +52,8 @@ audit_status(const char *sock, char *err, size_t errlen)
 static void
 print_audit(const json_t *st)
 {
-	const json_t	*a = json_object_get(st, "audit");
+	const json_t	*a = json_object_get(st, "audit"), *f;
+	size_t		 i;
 
 	printf("stockade-auditd  %s, %lld writers connected\n", str(a, "state"),
 	    num(st, "clients"));
@@ -61,6 +62,16 @@ print_audit(const json_t *st)
 	printf("  checkpoint     seq %lld at %s\n", num(a, "checkpoint_seq"),
 	    str(a, "checkpoint_ts"));
 	printf("  file           %s\n", str(a, "active_file"));
+	json_array_foreach(json_object_get(st, "forward"), i, f) {
+		int	 up = json_is_true(json_object_get(f, "connected"));
+
+		printf("  forward        %s  %s  %s, delivered to seq %lld",
+		    str(f, "name"), str(f, "address"), up ? "connected" :
+		    "DOWN", num(f, "delivered_seq"));
+		if (!up && *str(f, "error") != '\0')
+			printf(": %s", str(f, "error"));
+		putchar('\n');
+	}
 }
 
 static void

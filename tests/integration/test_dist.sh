@@ -11,7 +11,7 @@ MAN="$ROOT/docs/man"
 PAGES="stockade.1 stockade-auditd.8 mcp-exec.8 netguard.8 stockade-rules.5
 stockade-audit.5"
 UNITS="stockade-auditd.service netguard.service mcp-exec.service"
-PREFIX=/usr/local
+PREFIX=/opt/stockade			# not the default: paths must follow it
 nbad=0
 
 bad() { echo "  BAD: $*" >&2; nbad=$((nbad + 1)); }
@@ -141,6 +141,10 @@ done
 for b in sbin/stockade-auditd sbin/mcp-exec sbin/netguard bin/stockade; do
 	[ -x "$D$PREFIX/$b" ] || bad "make install: no $PREFIX/$b"
 done
+# The installed policy points at the installed driver, whatever PREFIX is.
+dd=$(sed -n 's/^  driver_dir: *//p' "$D$PREFIX/share/stockade/rules/mcp-exec.yaml")
+[ "$dd" = "$PREFIX/share/stockade/driver" ] && [ -f "$D$dd/driver.py" ] ||
+    bad "installed mcp-exec.yaml names driver_dir '$dd', not the installed driver"
 [ "$nbad" != "$before" ] ||
     note "make install: $(echo $PAGES | wc -w) pages and $(echo $UNITS | wc -w) units in place"
 

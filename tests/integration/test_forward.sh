@@ -92,6 +92,19 @@ start_auditd
 "$LOAD" --socket "$SOCK" --writers 2 --events 100 --window 4 >/dev/null
 d1=$(check "first stream") || fail "$d1"
 note "rsyslog over TLS: every record of the first stream, in order ($(head_seq) records)"
+# The forwarder notes the collector's acknowledgement within ~100 ms.
+for _ in $(seq 1 40); do
+	"$STOCKADE" status --audit-socket "$SOCK" --netguard-socket "$T/none" \
+	    --mcp-state "$T/none" >"$T/status" 2>&1 || true
+	grep -qE "^  forward        siem  127.0.0.1:$PORT  connected, delivered to seq $(head_seq)\$" \
+	    "$T/status" && break
+	sleep 0.05
+done
+grep -qE "^  forward        siem  127.0.0.1:$PORT  connected, delivered to seq $(head_seq)\$" "$T/status" ||
+    fail "status: $(cat "$T/status")"
+grep -qE "^  forward        impostor  127.0.0.1:$PORT  DOWN, delivered to seq 0: .*certificate verify failed" "$T/status" ||
+    fail "status: $(cat "$T/status")"
+note "stockade status: siem connected and how far it got; the impostor down, and why"
 
 first=$(head_seq)
 sleep 3			# the first stream is older than resend_window_s
