@@ -127,3 +127,35 @@ mcp_call() {
 	done
 	fail "no reply to call $2 of $1: $(tail -3 "$T/mx.err")"
 }
+
+# ------------------------------------------------------- mcp-exec --http
+MX_PID=""
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_mx [ARGS]: mcp-exec --http on a fresh port ($PORT) with $R, waits
+# until it answers.
+start_mx() {
+	PORT=$(free_port)
+	"$MX" -v --http "127.0.0.1:$PORT" --rules "$R" --state-dir "$T/mx-state" \
+	    "$@" 2>>"$T/mx.err" </dev/null &
+	MX_PID=$!
+	for _ in $(seq 1 250); do
+		curl -s -o /dev/null "http://127.0.0.1:$PORT/" && return 0
+		kill -0 "$MX_PID" 2>/dev/null || { cat "$T/mx.err" >&2; fail "mcp-exec died at start"; }
+		sleep 0.02
+	done
+	fail "mcp-exec did not listen on $PORT"
+}
+
+# stop_mx: SIGTERM, then its exit status.
+stop_mx() {
+	[ -n "$MX_PID" ] || return 0
+	kill -TERM "$MX_PID" 2>/dev/null || true
+	st=0
+	wait "$MX_PID" || st=$?
+	MX_PID=""
+	return $st
+}

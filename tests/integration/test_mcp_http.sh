@@ -6,36 +6,8 @@
 # kept apart, refused tokens audited.
 . "$(dirname "$0")/lib.sh"
 
-MX_PID=""
-
-stop_mx() {
-	[ -n "$MX_PID" ] || return 0
-	kill -TERM "$MX_PID" 2>/dev/null || true
-	st=0
-	wait "$MX_PID" || st=$?
-	MX_PID=""
-	return $st
-}
 # On failure, mcp-exec's last words help more than the assertion.
 trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' EXIT
-
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_mx: mcp-exec --http on a fresh port ($PORT), waits until it answers.
-start_mx() {
-	PORT=$(free_port)
-	"$MX" -v --http "127.0.0.1:$PORT" --rules "$R" --state-dir "$T/mx-state" \
-	    2>>"$T/mx.err" </dev/null &
-	MX_PID=$!
-	for _ in $(seq 1 250); do
-		curl -s -o /dev/null "http://127.0.0.1:$PORT/" && return 0
-		kill -0 "$MX_PID" 2>/dev/null || { cat "$T/mx.err" >&2; fail "mcp-exec died at start"; }
-		sleep 0.02
-	done
-	fail "mcp-exec did not listen on $PORT"
-}
 
 start_auditd
 mcp_rules

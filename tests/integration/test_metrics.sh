@@ -9,40 +9,14 @@
 # answers too late leaves the family out without stalling the scrape.
 . "$(dirname "$0")/lib.sh"
 
-MX_PID=""
 NG_PID=""
 
-stop_mx() {
-	[ -n "$MX_PID" ] || return 0
-	kill -TERM "$MX_PID" 2>/dev/null || true
-	st=0
-	wait "$MX_PID" || st=$?
-	MX_PID=""
-	return $st
-}
 stop_ng() {
 	[ -z "$NG_PID" ] || kill "$NG_PID" 2>/dev/null || true
 	NG_PID=""
 }
 trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; stop_ng; cleanup' EXIT
 
-free_port() {
-	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_mx [args]: mcp-exec --http on a fresh port ($PORT), waits until it answers.
-start_mx() {
-	PORT=$(free_port)
-	"$MX" -v --http "127.0.0.1:$PORT" --rules "$R" --state-dir "$T/mx-state" \
-	    "$@" 2>>"$T/mx.err" </dev/null &
-	MX_PID=$!
-	for _ in $(seq 1 250); do
-		curl -s -o /dev/null "http://127.0.0.1:$PORT/" && return 0
-		kill -0 "$MX_PID" 2>/dev/null || { cat "$T/mx.err" >&2; fail "mcp-exec died at start"; }
-		sleep 0.02
-	done
-	fail "mcp-exec did not listen on $PORT"
-}
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
 
 # The exposition checker, shared by both halves: metrics.py FILE checks
