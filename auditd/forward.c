@@ -205,8 +205,9 @@ reader_close(struct fwd *fw)
 }
 
 /*
- * Positions the reader at the first record after seq.  Records older
- * than the oldest file were deleted by retention: said in the log.
+ * Positions the reader at the first record after seq (no file yet: no
+ * position, fw->f stays NULL).  Records older than the oldest file were
+ * deleted by retention: said in the log.
  */
 static int
 reader_seek(struct fwd *fw, uint64_t seq)
@@ -220,9 +221,12 @@ reader_seek(struct fwd *fw, uint64_t seq)
 	long			 pos;
 
 	reader_close(fw);
-	if (logdir_list(fw->log_dir, &files, &n) == -1 || n == 0) {
-		free(files);
+	if (logdir_list(fw->log_dir, &files, &n) == -1)
 		return -1;
+	if (n == 0) {
+		/* Not written yet: send_burst looks again. */
+		free(files);
+		return 0;
 	}
 	for (pick = 0, i = 0; i < n; i++)
 		if (files[i].first_seq <= seq + 1)
@@ -485,6 +489,10 @@ send_burst(struct fwd *fw, int *any)
 	int			 n;
 
 	*any = 0;
+	/* No file yet when the connection came up (the writer's first batch
+	 * was still on its way to disk): look again. */
+	if (fw->f == NULL && fw->sent < limit && reader_seek(fw, fw->sent) == -1)
+		return 0;
 	for (n = 0; n < FWD_BATCH && fw->sent < limit; n++) {
 		if (reader_next(fw, limit, &len, &cl) != 1)
 			break;

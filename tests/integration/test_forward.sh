@@ -57,13 +57,20 @@ make_conf "forward:" \
 head_seq() { "$STOCKADE" audit status --socket "$SOCK" | sed -n 's/.*"durable_seq": \([0-9]*\).*/\1/p'; }
 # check WHAT: every seq up to the head arrived, first copies in order;
 # prints "total duplicates".
+# Waits up to 30 s: after failures the forwarder backs off (1, 2, 4 s...).
 check() {
 	local want
 	want=$(head_seq)
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 600); do
 		grep -q "\"seq\":$want," "$T/siem.log" 2>/dev/null && break
 		sleep 0.05
 	done
+	if ! grep -q "\"seq\":$want," "$T/siem.log" 2>/dev/null; then
+		echo "$1: seq $want never reached the collector"
+		grep forward "$T/auditd.err" | tail -5
+		tail -5 "$T/rs.err"
+		exit 1
+	fi
 	"$PY" - "$T/siem.log" "$want" "$1" <<'PY' || exit 1
 import json, sys
 path, want, what = sys.argv[1], int(sys.argv[2]), sys.argv[3]
