@@ -128,9 +128,9 @@ metrics_timeout(struct metrics *m)
 }
 
 void
-metrics_oom_kill(struct metrics *m)
+metrics_oom_kills(struct metrics *m, uint64_t n)
 {
-	m->oom_kills++;
+	m->oom_kills += n;
 }
 
 void
@@ -255,8 +255,7 @@ render_calls(struct server *srv, struct evbuffer *out)
 	evbuffer_add_printf(out, "stockade_timeouts_total %" PRIu64 "\n",
 	    m->timeouts);
 	family(out, "stockade_oom_kills_total", "counter",
-	    "Sessions in which the kernel's OOM killer killed a process "
-	    "(counted once per session).");
+	    "Processes the kernel's OOM killer killed in sandboxes.");
 	evbuffer_add_printf(out, "stockade_oom_kills_total %" PRIu64 "\n",
 	    m->oom_kills);
 }

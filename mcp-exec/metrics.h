@@ -83,7 +83,7 @@ void	metrics_session_created(struct metrics *);
 /* reason: session_close's, mapped to one of enum metrics_close. */
 void	metrics_session_closed(struct metrics *, const char *reason);
 void	metrics_timeout(struct metrics *);
-void	metrics_oom_kill(struct metrics *);
+void	metrics_oom_kills(struct metrics *, uint64_t n);
 /* hits: patterns_scan's array (borrowed). */
 void	metrics_pattern_hits(struct metrics *, const json_t *hits);
 /* Appends the exposition to out; may ask netguard (bounded wait). */

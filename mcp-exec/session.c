@@ -81,7 +81,7 @@ struct session {
 	char			 store[PATH_MAX];	/* artifacts kept: in the
 						   sandbox's directory */
 	struct net_link		 net;		/* netguard's policy, if any */
-	int			 oom_counted;	/* in the metrics already */
+	uint64_t		 oom_counted;	/* kills in the metrics already */
 };
 
 static void	call_finish(struct call *);
@@ -110,14 +110,16 @@ set_nonblock(int fd)
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* The kernel's OOM killer struck in the sandbox: counted once a session. */
+/* The kernel's OOM killer struck in the sandbox: each kill counted once. */
 static void
 count_oom(struct session *s)
 {
-	if (!s->oom_counted && s->sb.cg != NULL &&
-	    cgroup_oom_killed(s->sb.cg)) {
-		s->oom_counted = 1;
-		metrics_oom_kill(&s->srv->metrics);
+	uint64_t	 n;
+
+	if (s->sb.cg != NULL && (n = cgroup_oom_kills(s->sb.cg)) >
+	    s->oom_counted) {
+		metrics_oom_kills(&s->srv->metrics, n - s->oom_counted);
+		s->oom_counted = n;
 	}
 }
 

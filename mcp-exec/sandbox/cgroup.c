@@ -374,13 +374,19 @@ cgroup_fd(struct cgroup *cg)
 int
 cgroup_oom_killed(struct cgroup *cg)
 {
+	return cgroup_oom_kills(cg) > 0;
+}
+
+uint64_t
+cgroup_oom_kills(struct cgroup *cg)
+{
 	uint64_t	 n = 0;
 
 	if (cg->v == CGROUP_V2)
 		(void)cg_keyed(cg->path[0], "memory.events", "oom_kill", &n);
 	else
 		(void)cg_keyed(cg->path[0], "memory.oom_control", "oom_kill", &n);
-	return n > 0;
+	return n;
 }
 
 uint64_t

@@ -41,6 +41,8 @@ int		 cgroup_add(struct cgroup *, pid_t, char *err, size_t errlen);
 int		 cgroup_fd(struct cgroup *);
 /* 1 when the kernel's OOM killer killed a process of this cgroup. */
 int		 cgroup_oom_killed(struct cgroup *);
+/* How many processes of this cgroup it killed so far. */
+uint64_t	 cgroup_oom_kills(struct cgroup *);
 /* Highest memory use seen, bytes (0 when unknown). */
 uint64_t	 cgroup_memory_peak(struct cgroup *);
 /* SIGKILL to every process in the cgroup, until it is empty (bounded). */

@@ -260,8 +260,20 @@ assert s["stockade_call_duration_seconds_bucket{le=0.01,tool=execute_python}"] <
 assert s["stockade_audit_queue_depth{}"] >= 0 and s["stockade_audit_lag_seconds{}"] >= 0, text
 # The default profile uses no netguard policy: no egress family at all.
 assert "egress" not in text, text
+
+# The OOM killer, twice in one session: two children each past the
+# profile's 512M (written, so the pages are really used); the session's
+# own Python lives on, and each kill counts.
+child = "b = b'x' * (700 << 20)"
+oom = call(sid, 6, "execute_python", {"code":
+    "import subprocess, sys\n"
+    "for _ in range(2):\n"
+    "    print(subprocess.run([sys.executable, '-c', %r]).returncode)\n" % child})
+assert oom["structuredContent"]["stdout"] == "-9\n-9\n", oom
+types, s, text = scrape()
+assert s["stockade_oom_kills_total{}"] == 2, text
 EOF
-note "counts after ok, exit 1, timeout and deny calls; format, histogram, no principals or session ids"
+note "counts after ok, exit 1, timeout and deny calls; format, histogram, no principals or session ids; two OOM kills counted"
 
 stop_mx || fail "mcp-exec exit status $? at SIGTERM"
 
