@@ -15,6 +15,7 @@
 #include "audit_client.h"
 #include "cli.h"
 #include "ng_client.h"
+#include "status.h"
 #include "util.h"
 
 #define STATUS_AUDIT_SOCKET	"/run/stockade/auditd.sock"
@@ -110,8 +111,9 @@ mcp_servers(const char *dir)
 	if ((d = opendir(dir)) == NULL)
 		return servers;
 	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "sessions-", 9) != 0 ||
-		    strlen(de->d_name) < 15 || strcmp(de->d_name +
+		if (strncmp(de->d_name, STATUS_FILE_PREFIX,
+		    strlen(STATUS_FILE_PREFIX)) != 0 || strlen(de->d_name) <
+		    strlen(STATUS_FILE_PREFIX) + 6 || strcmp(de->d_name +
 		    strlen(de->d_name) - 5, ".json") != 0 ||
 		    xsnprintf(path, sizeof(path), "%s/%s", dir, de->d_name) ==
 		    -1 || read_file(path, STATUS_FILE_MAX, &data, &len) == -1)

@@ -17,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "artifacts.h"
 #include "capture.h"
 #include "frame.h"
 #include "log.h"
 #include "network.h"
 #include "session.h"
+#include "session_int.h"
 #include "stage.h"
 #include "status.h"
 #include "util.h"
@@ -57,32 +57,6 @@ struct call {
 	int			 timed_out, cancelled, killed;
 };
 
-struct session {
-	LIST_ENTRY(session)	 entry;
-	struct server		*srv;
-	char			 id[SESSION_ID_MAX];
-	char			 principal[PRINCIPAL_MAX];
-	struct sandbox_spec	 spec;
-	struct sandbox_limits	 limits;
-	struct sandbox		 sb;
-	int			 started;
-	int			 ctl;		/* control socket, our end */
-	struct event		*ctl_ev;
-	int			 wsfd;		/* O_PATH: its /workspace */
-	uint8_t			 ctl_buf[DRIVER_MSG_MAX + FRAME_HDR_LEN];
-	size_t			 ctl_len;
-	struct call		*call;
-	int			 held;		/* a call is about to start */
-	uint64_t		 next_exec;
-	uint64_t		 last_used;	/* mono ms */
-	char			 since[TS_LEN + 1];	/* created */
-	struct stage		 staged;
-	json_t			*seen;		/* artifact name -> {sha256, mime} */
-	char			 store[PATH_MAX];	/* artifacts kept: in the
-						   sandbox's directory */
-	struct net_link		 net;		/* netguard's policy, if any */
-	uint64_t		 oom_counted;	/* kills in the metrics already */
-};
 
 static void	call_finish(struct call *);
 
@@ -370,141 +344,6 @@ sessions_reap(struct server *srv)
 	}
 }
 
-/* ------------------------------------------------------------ artifacts */
-
-/* Moves the new and changed artifacts from incoming/ into the store. */
-static json_t *
-keep_changed(struct session *s, const char *incoming, json_t *found)
-{
-	json_t		*changed = json_array(), *a;
-	const char	*name;
-	char		 from[PATH_MAX], to[PATH_MAX], *slash;
-	size_t		 i;
-
-	json_array_foreach(found, i, a) {
-		name = json_string_value(json_object_get(a, "name"));
-		if (xsnprintf(from, sizeof(from), "%s/%s", incoming, name) == -1 ||
-		    xsnprintf(to, sizeof(to), "%s/%s", s->store, name) == -1)
-			continue;
-		if ((slash = strrchr(to, '/')) != NULL) {
-			*slash = '\0';
-			(void)mkdir_p(to, 0700);
-			*slash = '/';
-		}
-		if (rename(from, to) == -1) {
-			log_warn("artifact %s", to);
-			continue;
-		}
-		json_object_set_new(s->seen, name, json_pack("{s:O, s:O, s:O}",
-		    "sha256", json_object_get(a, "sha256"), "mime",
-		    json_object_get(a, "mime"), "uri", json_object_get(a, "uri")));
-		json_array_append(changed, a);
-	}
-	return changed;
-}
-
-/*
- * What the call left in the workspace that is new or changed.  Files the
- * session already reported with the same content are not copied again,
- * so a call that makes none costs a directory walk.
- */
-static void
-collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
-{
-	const struct profile	*p = &s->srv->profile;
-	char			 incoming[PATH_MAX], uri[PATH_MAX], err[256];
-	json_t			*found = NULL;
-	int			 infd = -1, outfd = -1;
-
-	*changed = json_array();
-	*skipped = NULL;
-	if (xsnprintf(incoming, sizeof(incoming), "%s/.incoming", s->store) ==
-	    -1 || xsnprintf(uri, sizeof(uri), "stockade://sessions/%s/artifacts/",
-	    s->id) == -1)
-		return;
-	if ((infd = openat_beneath(s->wsfd, p->artifact_dir[0] ?
-	    p->artifact_dir : ".", O_RDONLY | O_DIRECTORY)) == -1)
-		return;
-	/* incoming/ is made with the store and left empty after each call,
-	 * so a call that leaves no new artifact touches no directory. */
-	if ((outfd = open(incoming, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		log_warn("artifacts: %s", incoming);
-		goto reset;
-	}
-	if (artifacts_collect(infd, &p->artifacts, outfd, s->seen, uri,
-	    &found, skipped, err, sizeof(err)) == -1) {
-		log_warnx("artifacts of %s: %s", s->id, err);
-		goto reset;
-	}
-	if (json_array_size(found) == 0)
-		goto out;
-	json_decref(*changed);
-	*changed = keep_changed(s, incoming, found);
-reset:
-	/* Subdirectories of what was taken, or what a failure left. */
-	if ((rmtree(incoming) == -1 && errno != ENOENT) ||
-	    mkdir(incoming, 0700) == -1)
-		log_warn("artifacts: %s", incoming);
-out:
-	json_decref(found);
-	close(infd);
-	if (outfd != -1)
-		close(outfd);
-}
-
-json_t *
-session_resources(struct server *srv, const char *principal)
-{
-	struct session	*s;
-	const char	*name;
-	json_t		*list = json_array(), *meta;
-
-	LIST_FOREACH(s, &srv->sessions, entry) {
-		if (strcmp(s->principal, principal) != 0)
-			continue;
-		json_object_foreach(s->seen, name, meta) {
-			json_array_append_new(list, json_pack("{s:O, s:s, s:O}",
-			    "uri", json_object_get(meta, "uri"), "name", name,
-			    "mimeType", json_object_get(meta, "mime")));
-		}
-	}
-	return list;
-}
-
-int
-session_artifact(struct server *srv, const char *principal, const char *id,
-    const char *name, char **data, size_t *len, const char **mime)
-{
-	struct session	*s;
-	json_t		*meta;
-	struct stat	 st;
-	int		 dirfd, fd = -1, rv = -1;
-	ssize_t		 n;
-
-	if ((s = session_find(srv, id, principal)) == NULL ||
-	    (meta = json_object_get(s->seen, name)) == NULL)
-		return -1;
-	if ((dirfd = open(s->store, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return -1;
-	if ((fd = openat_beneath(dirfd, name, O_RDONLY)) == -1 ||
-	    fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > srv->profile.artifacts.max_file)
-		goto out;
-	*data = xmalloc((size_t)st.st_size + 1);
-	if ((n = read_all(fd, *data, (size_t)st.st_size)) != st.st_size) {
-		free(*data);
-		goto out;
-	}
-	*len = (size_t)n;
-	*mime = json_string_value(json_object_get(meta, "mime"));
-	rv = 0;
-out:
-	if (fd != -1)
-		close(fd);
-	close(dirfd);
-	return rv;
-}
-
 /* ------------------------------------------------------------ calls */
 
 static void
@@ -549,7 +388,7 @@ call_finish(struct call *c)
 	r.duration_ms = mono_ms() - c->t0;
 	count_oom(s);
 	if (!killed)
-		collect_artifacts(s, &changed, &skipped);
+		session_collect_artifacts(s, &changed, &skipped);
 	r.artifacts = changed ? changed : json_array();
 	r.skipped = skipped;
 	s->call = NULL;
