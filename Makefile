@@ -169,9 +169,12 @@ $(DEPS_STAMP): Makefile
 
 # ---------------------------------------------------------------- tests
 # `make check` re-invokes make so the sanitizer build sees the packages that
-# `deps` may just have installed (pkg-config runs at parse time).
+# `deps` may just have installed (pkg-config runs at parse time), and runs it
+# on a clean slate: empty mounts over every path outside the checkout that
+# the suite writes, in a private mount namespace (tests/clean-slate.sh).
 check: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory SAN=1 BUILD=build/san unit integration escape mcp egress
+	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
+		unit integration escape mcp egress
 
 unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)

@@ -10,31 +10,69 @@ through `mcp-exec run`, and the result is checked against the case's header:
                                   with this text in its stderr)
 
 Each expect/host line is a Python expression over r (the JSON result) and
-the helpers below.  A case passes when mcp-exec worked (exit 0) and every
+the helpers below.  @INPUTS@ and @STATE@ in a case (and in the rules, a
+template) stand for this run's inputs root and state directory: every run
+makes its own fixtures in a scratch directory of its own and removes them.  A case passes when mcp-exec worked (exit 0) and every
 expression holds.  mcp-exec runs with SENTINEL_VAR in its environment and
 with a host file holding the same value as its stdin (STDIN_FILE), and no
 case's result may contain that value: nothing of the caller's environment
-or descriptors reaches the sandbox.  Usage: run.py MCP_EXEC [CASE ...]
+or descriptors reaches the sandbox.
+
+Usage: run.py MCP_EXEC [CASE ...]
+       run.py --prepare DIR    (the fixtures alone, for other tests)
 """
 import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RULES = os.path.join(HERE, "rules")
-STATE = "/run/stockade/escape-tests"
-INPUTS = "/run/stockade/escape-inputs"
+TEMPLATE = os.path.join(HERE, "rules")
 PYTHON = "/usr/bin/python3"
 # In mcp-exec's environment for every run; its value must never come back.
 SENTINEL_VAR = "STOCKADE_ESCAPE_SENTINEL"
 SENTINEL = "leak-5e1f7c0d9a3b"
-STDIN_FILE = "/run/stockade/escape-stdin"
 RUN_TIMEOUT_S = 120
+# Set by fixtures(): this run's scratch directory and what lives in it.
+RULES = STATE = INPUTS = STDIN_FILE = None
+
+
+def fixtures(scratch):
+    """The suite's fixtures beneath scratch (0711: sandbox uids walk
+    through to their state): rules from the template, an inputs root
+    with a data file and a symlink to a host file, a stdin file."""
+    global RULES, STATE, INPUTS, STDIN_FILE
+    os.makedirs(scratch, exist_ok=True)
+    os.chmod(scratch, 0o711)
+    RULES = os.path.join(scratch, "rules")
+    STATE = os.path.join(scratch, "state")
+    INPUTS = os.path.join(scratch, "inputs")
+    STDIN_FILE = os.path.join(scratch, "stdin")
+    for d, _, files in os.walk(TEMPLATE):
+        out = os.path.join(RULES, os.path.relpath(d, TEMPLATE))
+        os.makedirs(out, exist_ok=True)
+        for f in files:
+            with open(os.path.join(d, f)) as src, \
+                    open(os.path.join(out, f), "w") as dst:
+                dst.write(subst(src.read()))
+    os.makedirs(INPUTS, exist_ok=True)
+    with open(os.path.join(INPUTS, "data.csv"), "w") as f:
+        f.write("a,b\n1,2\n3,4\n")
+    os.symlink("/etc/passwd", os.path.join(INPUTS, "passwd-link"))
+    # World-readable, as a caller's stdin file may well be.
+    with open(STDIN_FILE, "w") as f:
+        f.write(SENTINEL + "\n")
+    os.chmod(STDIN_FILE, 0o644)
+
+
+def subst(text):
+    return text.replace("@INPUTS@", INPUTS).replace("@STATE@", STATE)
 
 
 def header(src):
@@ -56,7 +94,7 @@ def header(src):
 
 
 def run_case(mcp, path, extra_env=None):
-    src = open(path).read()
+    src = subst(open(path).read())
     h = header(src)
     argv = [mcp, "run", "--rules", RULES, "--state-dir", STATE]
     if "profile" in h:
@@ -129,24 +167,22 @@ def check(name, h, p, wall):
     return None
 
 
-def prepare_inputs():
-    os.makedirs(INPUTS, exist_ok=True)
-    with open(os.path.join(INPUTS, "data.csv"), "w") as f:
-        f.write("a,b\n1,2\n3,4\n")
-    link = os.path.join(INPUTS, "passwd-link")
-    if not os.path.lexists(link):
-        os.symlink("/etc/passwd", link)
-    # World-readable, as a caller's stdin file may well be.
-    with open(STDIN_FILE, "w") as f:
-        f.write(SENTINEL + "\n")
-    os.chmod(STDIN_FILE, 0o644)
-
-
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--prepare":
+        fixtures(sys.argv[2])
+        return
     mcp = sys.argv[1]
     cases = sys.argv[2:] or sorted(glob.glob(os.path.join(HERE, "cases",
                                                           "*.py")))
-    prepare_inputs()
+    scratch = tempfile.mkdtemp(prefix="stockade-escape.")
+    try:
+        suite(mcp, cases, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def suite(mcp, cases, scratch):
+    fixtures(scratch)
     failed = []
     for path in cases:
         name = os.path.basename(path)[:-3]

@@ -4,10 +4,11 @@
 # rule) for requests the profile does not allow.
 . "$(dirname "$0")/lib.sh"
 
-R="$ROOT/tests/escape/rules"
+# The escape suite's fixtures, made here for this test alone.
+"$PY" "$ROOT/tests/escape/run.py" --prepare "$T/esc"
+R="$T/esc/rules"
 S="$T/mx-state"
-IN=/run/stockade/escape-inputs
-mkdir -p "$IN"
+IN="$T/esc/inputs"
 printf 'a,b\n1,2\n' >"$IN/run-test.csv"
 run() { "$MX" run --rules "$R" --state-dir "$S" "$@"; }
 expect_refusal() {
@@ -17,6 +18,7 @@ expect_refusal() {
 	echo "$msg" | grep -q "$want" || fail "message '$msg' lacks '$want'"
 }
 # Sandbox uids must reach the state directory: a closed parent is refused.
+chmod 0700 "$T"
 expect_refusal "not searchable by other users" run -- /bin/true
 chmod 0711 "$T"
 

@@ -56,7 +56,7 @@ print("hostname", socket.gethostname(), os.uname().nodename,
       open("/etc/hostname").read().strip())
 
 for p in ("/etc/shadow", "/etc/gshadow", "/etc/sudoers", "/root", "/home",
-          "/run/stockade", "/run/stockade/escape-tests", "/var/run",
+          "/run/stockade", "@STATE@", "@INPUTS@", "/var/run",
           "/dev/kmsg", "/dev/mem", "/dev/kmem", "/dev/port", "/proc/kcore",
           "/proc/kmsg", "/proc/sys", "/proc/sysrq-trigger", "/proc/keys",
           "/proc/kallsyms", "/proc/modules", "/proc/config.gz",

@@ -20,8 +20,8 @@ def err(e):
 
 os.chdir("/workspace")
 links = {"passwd.txt": "/etc/passwd", "shadow.csv": "/etc/shadow",
-         "inputs-root.txt": "/run/stockade/escape-inputs/data.csv",
-         "state": "/run/stockade/escape-tests"}
+         "inputs-root.txt": "@INPUTS@/data.csv",
+         "state": "@STATE@"}
 for name, target in links.items():
     os.symlink(target, name)
     try:
