@@ -85,11 +85,19 @@ DEPS_STAMP  = build/.deps-ok
 # Objects of tests and benchmarks are built by chained rules; keep them.
 .SECONDARY:
 
-.PHONY: all check run deps bench fuzz install clean lint unit integration escape \
+.PHONY: all check run reload deps bench fuzz install clean lint unit integration escape \
 	mcp egress
 .DEFAULT_GOAL := all
 
-all: $(PROGRAMS)
+# The session driver beside the programs, where an mcp-exec run from the
+# build tree finds it (driver_dir: ~), as an installed one finds its own.
+DRIVER      = $(BUILD)/share/stockade/driver/driver.py
+
+all: $(PROGRAMS) $(DRIVER)
+
+$(DRIVER): mcp-exec/driver/driver.py
+	@mkdir -p $(dir $@)
+	install -m 0644 $< $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -176,19 +184,19 @@ check: $(DEPS_STAMP)
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
 		unit integration escape mcp egress
 
-unit: $(PROGRAMS) $(UNIT_BINS) $(FUZZ_REPLAY)
+unit: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
 
-integration: $(PROGRAMS) $(BENCH_BINS)
+integration: $(PROGRAMS) $(DRIVER) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/integration/run.sh
 
 # The MCP client suite: the official TypeScript SDK against mcp-exec (stdio
 # and HTTP), then the official conformance suite (Node 22 from npm).
-mcp: $(PROGRAMS)
+mcp: $(PROGRAMS) $(DRIVER)
 	@BUILD=$(BUILD) tests/mcp/run.sh
 
 # The egress suite: netguard in a closed topology of namespaces.
-egress: $(PROGRAMS)
+egress: $(PROGRAMS) $(DRIVER)
 	@BUILD=$(BUILD) tests/egress/run.sh
 
 # The escape suite: attacks run as untrusted code through `mcp-exec run`.
@@ -209,6 +217,10 @@ run: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) dist/run.sh
 
+# After editing rules/: the daemons of `make run` read them again.
+reload:
+	@BUILD=$(BUILD) dist/reload.sh
+
 lint:
 	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
 		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c netguard/*.c \
@@ -224,9 +236,6 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
 	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
-	# The installed policy names the driver where this install put it.
-	sed -i 's|^\(  driver_dir:\).*|\1 $(PREFIX)/share/stockade/driver|' \
-		$(DESTDIR)$(PREFIX)/share/stockade/rules/mcp-exec.yaml
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "preflight.h"
 #include "profile.h"
 #include "run.h"
 #include "server.h"
@@ -172,12 +173,11 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 	event_base_loopexit(srv->base, NULL);
 }
 
-/* A hangup must not kill every session: the rules apply at start. */
+/* A hangup reloads the rules; sessions keep going with their own profile. */
 static void
 hup_cb(evutil_socket_t sig, short ev, void *arg)
 {
-	log_warnx("SIGHUP: mcp-exec reads its rules at start; restart it to "
-	    "apply changes (running sessions keep going)");
+	(void)server_reload(arg);
 }
 
 /* A sandbox a dead mcp-exec left behind was removed. */
@@ -201,19 +201,18 @@ cmd_serve(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server	 srv;
+	struct server_opts *o = &srv.opts;
 	json_t		*swept;
-	struct event	*sigs[3];
+	struct event	*sigs[3] = { NULL, NULL, NULL };
 	struct timeval	 tv;
-	const char	*profile = NULL, *state = NULL, *audit = NULL;
-	const char	*netguard = NULL;
 	char		 err[1024];
-	int		 ch, check_only = 0, verbose = 0, i;
+	int		 ch, check_only = 0, verbose = 0, i, st = 1;
 	struct http_tr	*http = NULL;
 	const char	*http_listen = NULL;
 	int		 use_stdio = 0;
 
 	memset(&srv, 0, sizeof(srv));
-	srv.rules_dir = DEFAULT_RULES;
+	o->rules_dir = DEFAULT_RULES;
 	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
@@ -231,19 +230,19 @@ cmd_serve(int argc, char *argv[])
 			verbose++;
 			break;
 		case 'r':
-			srv.rules_dir = optarg;
+			o->rules_dir = optarg;
 			break;
 		case 'p':
-			profile = optarg;
+			o->profile = optarg;
 			break;
 		case 's':
-			state = optarg;
+			o->state_dir = optarg;
 			break;
 		case 'A':
-			audit = optarg;
+			o->audit_socket = optarg;
 			break;
 		case 'N':
-			netguard = optarg;
+			o->netguard_socket = optarg;
 			break;
 		default:
 			usage();
@@ -251,37 +250,37 @@ cmd_serve(int argc, char *argv[])
 	}
 	if (optind != argc || (use_stdio && http_listen != NULL))
 		usage();
-	/* stdout is the protocol's: logs go to stderr. */
-	log_init("mcp-exec", 1, verbose);
-	if (load_settings(srv.rules_dir, state, profile, &srv.conf,
-	    &srv.profile) == -1 ||
-	    (srv.patterns = patterns_load(srv.rules_dir)) == NULL ||
-	    (srv.commands = commands_load(srv.rules_dir)) == NULL)
-		return 1;
-	/* netguard's socket, for profiles that name a policy (network.c). */
-	if (netguard != NULL && (netguard[0] != '/' ||
-	    xsnprintf(srv.conf.server.netguard_socket,
-	    sizeof(srv.conf.server.netguard_socket), "%s", netguard) == -1)) {
-		fprintf(stderr, "mcp-exec: --netguard-socket must be an "
-		    "absolute path\n");
+	if ((o->state_dir && o->state_dir[0] != '/') ||
+	    (o->audit_socket && o->audit_socket[0] != '/') ||
+	    (o->netguard_socket && o->netguard_socket[0] != '/')) {
+		fprintf(stderr, "mcp-exec: --state-dir, --audit-socket and "
+		    "--netguard-socket take absolute paths\n");
 		return 1;
 	}
+	/* stdout is the protocol's: logs go to stderr. */
+	log_init("mcp-exec", 1, verbose);
+	if (server_load(&srv) == -1)
+		goto out;
 	/* --http: stdin is not read; the server runs until SIGTERM. */
 	if (http_listen != NULL &&
 	    (http = transport_http_new(&srv, http_listen)) == NULL)
-		return 1;
-	if (audit != NULL && xsnprintf(srv.conf.server.audit_socket,
-	    sizeof(srv.conf.server.audit_socket), "%s", audit) == -1)
-		usage();
+		goto out;
+	/* Every path it will need, now rather than at the first call. */
+	if (preflight_check(&srv.conf, &srv.profile, verbose || check_only) > 0) {
+		fprintf(stderr, "mcp-exec: %s: not usable as configured\n",
+		    srv.conf.path);
+		goto out;
+	}
 	if (check_only) {
 		fprintf(stderr, "configuration OK\n");
-		return 0;
+		st = 0;
+		goto out;
 	}
 	if (need_root() == -1)
-		return 1;
+		goto out;
 	if (run_state_init(&srv.conf, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
-		return 1;
+		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sandbox_seccomp_builtin(&srv.seccomp);
@@ -291,6 +290,7 @@ cmd_serve(int argc, char *argv[])
 		fatalx("event_base_new");
 	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
 	    "mcp-exec");
+	server_audit_loaded(&srv);
 	swept = json_array();
 	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
 	    swept) > 0)
@@ -311,21 +311,26 @@ cmd_serve(int argc, char *argv[])
 		log_info("sessions of a server that died recorded as closed");
 	status_publish(&srv);
 	if ((http != NULL ? transport_http_start(http) :
-	    transport_stdio_start(&srv)) == -1)
-		return 1;
-	event_base_dispatch(srv.base);
+	    transport_stdio_start(&srv)) == 0) {
+		event_base_dispatch(srv.base);
+		st = 0;
+	}
 	sessions_close_all(&srv, "mcp-exec stopped");
 	status_unpublish(&srv);
+out:
 	transport_http_free(http);
 	for (i = 0; i < 3; i++)
-		event_free(sigs[i]);
-	event_free(srv.reaper);
-	audit_link_shutdown(&srv.audit);
-	patterns_free(srv.patterns);
-	commands_free(srv.commands);
-	sandbox_seccomp_free(&srv.seccomp);
-	event_base_free(srv.base);
-	return 0;
+		if (sigs[i] != NULL)
+			event_free(sigs[i]);
+	if (srv.reaper != NULL)
+		event_free(srv.reaper);
+	if (srv.base != NULL) {
+		audit_link_shutdown(&srv.audit);
+		sandbox_seccomp_free(&srv.seccomp);
+		event_base_free(srv.base);
+	}
+	server_unload(&srv);
+	return st;
 }
 
 int

@@ -52,8 +52,7 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.audit_required = 1;
 	snprintf(c->server.netguard_socket, sizeof(c->server.netguard_socket),
 	    "/run/stockade/netguard.sock");
-	snprintf(c->server.driver_dir, sizeof(c->server.driver_dir),
-	    "/usr/local/share/stockade/driver");
+	/* driver_dir stays empty: found beside the program (preflight.c). */
 	c->server.inline_image_max = 256 * KiB;
 	c->server.idle_timeout_s = 300;
 	c->server.reap_interval_s = 30;
@@ -481,6 +480,17 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	}
 	if (conf_get_enum(ctx, root, "landlock", landlock, &e) == 1)
 		p->landlock_required = (e == 0);
+}
+
+void
+profile_copy(struct profile *dst, const struct profile *src)
+{
+	size_t	 i;
+
+	*dst = *src;
+	/* The copy's input roots point into its own strings. */
+	for (i = 0; i < dst->inputs.nroots; i++)
+		dst->inputs.roots[i] = dst->input_roots[i];
 }
 
 int

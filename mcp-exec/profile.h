@@ -74,5 +74,7 @@ int	mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *);
 /* rules_dir/profiles/NAME.yaml; prints errors, returns -1 when invalid. */
 int	profile_load(const char *rules_dir, const char *name, struct profile *);
 int	profile_name_ok(const char *);
+/* A copy that stands alone (inputs.roots point into its own strings). */
+void	profile_copy(struct profile *dst, const struct profile *src);
 
 #endif

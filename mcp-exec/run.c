@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "log.h"
 #include "network.h"
+#include "preflight.h"
 #include "run.h"
 #include "stage.h"
 #include "util.h"
@@ -229,21 +230,12 @@ run_state_init(const struct mcpexec_conf *c, char *err, size_t errlen)
 		{ "", 0711 }, { "/sandboxes", 0711 }, { "/uids", 0700 },
 		{ "/artifacts", 0700 },
 	};
-	struct stat	 st;
-	char		 p[PATH_MAX], *slash;
+	char		 p[PATH_MAX];
 	size_t		 i;
 
 	/* Sandbox uids must be able to walk down to their directories. */
-	snprintf(p, sizeof(p), "%s", c->state_dir);
-	while ((slash = strrchr(p, '/')) != NULL && slash != p) {
-		*slash = '\0';
-		if (stat(p, &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
-			snprintf(err, errlen, "state directory %s: %s is not "
-			    "searchable by other users (sandbox uids must reach "
-			    "their directories; chmod o+x)", c->state_dir, p);
-			return -1;
-		}
-	}
+	if (preflight_state_dir(c->state_dir, err, errlen) == -1)
+		return -1;
 	for (i = 0; i < nitems(dirs); i++) {
 		if (xsnprintf(p, sizeof(p), "%s%s", c->state_dir, dirs[i].sub) ==
 		    -1 || mkdir_p(p, dirs[i].mode) == -1 ||

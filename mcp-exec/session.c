@@ -149,7 +149,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	s->ctl = s->wsfd = -1;
 	new_session_id(s->id);
 	snprintf(s->principal, sizeof(s->principal), "%s", principal);
-	s->limits = srv->profile.limits;
+	profile_copy(&s->prof, &srv->profile);
+	s->limits = s->prof.limits;
 	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
 	s->seen = json_object();
 	sandbox_new_id(s->spec.id);
@@ -161,9 +162,9 @@ session_create(struct server *srv, const char *principal, char *err,
 		goto fail;
 	}
 	s->spec.limits = &s->limits;
-	s->spec.net = srv->profile.net;
-	s->spec.hostname = srv->profile.hostname;
-	s->spec.landlock_required = srv->profile.landlock_required;
+	s->spec.net = s->prof.net;
+	s->spec.hostname = s->prof.hostname;
+	s->spec.landlock_required = s->prof.landlock_required;
 	s->spec.cgroup = &srv->conf.cgroup;
 	s->spec.idmap = &srv->conf.idmap;
 	s->spec.seccomp = &srv->seccomp;
@@ -172,7 +173,7 @@ session_create(struct server *srv, const char *principal, char *err,
 	s->spec.scrub_argv = srv->caller_argv;
 	s->spec.has_inputs = 1;
 	s->spec.driver_dir = sc->driver_dir;
-	network_prepare(&s->net, &s->spec, &srv->profile, sc->netguard_socket,
+	network_prepare(&s->net, &s->spec, &s->prof, sc->netguard_socket,
 	    s->id, s->principal);
 	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
 		goto fail;
@@ -222,8 +223,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	metrics_session_created(&srv->metrics);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
 	    "session_created", "principal", s->principal, "session_id", s->id,
-	    "profile", srv->profile.name, "sandbox", s->spec.id, "network",
-	    srv->profile.network));
+	    "profile", s->prof.name, "sandbox", s->spec.id, "network",
+	    s->prof.network));
 	return s;
 fail:
 	if (sv[1] != -1)
@@ -261,6 +262,12 @@ session_id(const struct session *s)
 	return s->id;
 }
 
+const struct profile *
+session_profile(const struct session *s)
+{
+	return &s->prof;
+}
+
 int
 session_busy(const struct session *s)
 {
@@ -281,9 +288,9 @@ session_stage(struct session *s, const char *path, char *name, size_t namelen,
 	char	 dir[PATH_MAX];
 	int	 fd, rv;
 
-	if (s->srv->profile.inputs.nroots == 0) {
+	if (s->prof.inputs.nroots == 0) {
 		snprintf(err, errlen, "profile %s allows no input files (no "
-		    "inputs.roots)", s->srv->profile.name);
+		    "inputs.roots)", s->prof.name);
 		return -1;
 	}
 	if (xsnprintf(dir, sizeof(dir), "%s/inputs", s->spec.dir) == -1 ||
@@ -291,7 +298,7 @@ session_stage(struct session *s, const char *path, char *name, size_t namelen,
 		snprintf(err, errlen, "inputs: %s", strerror(errno));
 		return -1;
 	}
-	rv = stage_input(&s->srv->profile.inputs, &s->staged, path, fd, name,
+	rv = stage_input(&s->prof.inputs, &s->staged, path, fd, name,
 	    namelen, err, errlen);
 	close(fd);
 	return rv;
@@ -599,8 +606,8 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
 	c->t0 = mono_ms();
-	capture_init(&c->cap[0], s->srv->profile.stdout_max);
-	capture_init(&c->cap[1], s->srv->profile.stderr_max);
+	capture_init(&c->cap[0], s->prof.stdout_max);
+	capture_init(&c->cap[1], s->prof.stderr_max);
 	for (i = 0; i < 2; i++) {
 		if (set_nonblock(c->fd[i]) == -1 ||
 		    (c->ev[i] = event_new(s->srv->base, c->fd[i], EV_READ |
@@ -634,7 +641,7 @@ sessions_describe(struct server *srv)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, "
 		    "s:s, s:I, s:b}", "session_id", s->id, "principal",
 		    s->principal, "sandbox", s->spec.id, "network",
-		    srv->profile.network, "since", s->since, "idle_s",
+		    s->prof.network, "since", s->since, "idle_s",
 		    (json_int_t)((mono_ms() - s->last_used) / 1000), "busy",
 		    session_busy(s)));
 	return list;

@@ -56,6 +56,8 @@ struct session	*session_create(struct server *, const char *principal,
 struct session	*session_find(struct server *, const char *id,
 		    const char *principal);
 const char	*session_id(const struct session *);
+/* The profile the session was made with (borrowed while it lives). */
+const struct profile *session_profile(const struct session *);
 /* Running a call, or held for one about to start. */
 int		 session_busy(const struct session *);
 void		 session_hold(struct session *, int on);

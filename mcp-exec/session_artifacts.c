@@ -57,7 +57,7 @@ keep_changed(struct session *s, const char *incoming, json_t *found)
 void
 session_collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
 {
-	const struct profile	*p = &s->srv->profile;
+	const struct profile	*p = &s->prof;
 	char			 incoming[PATH_MAX], uri[PATH_MAX], err[256];
 	json_t			*found = NULL;
 	int			 infd = -1, outfd = -1;
@@ -134,7 +134,7 @@ session_artifact(struct server *srv, const char *principal, const char *id,
 		return -1;
 	if ((fd = openat_beneath(dirfd, name, O_RDONLY)) == -1 ||
 	    fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    (uint64_t)st.st_size > srv->profile.artifacts.max_file)
+	    (uint64_t)st.st_size > s->prof.artifacts.max_file)
 		goto out;
 	*data = xmalloc((size_t)st.st_size + 1);
 	if ((n = read_all(fd, *data, (size_t)st.st_size)) != st.st_size) {

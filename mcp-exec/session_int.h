@@ -28,6 +28,8 @@ struct session {
 	struct server		*srv;
 	char			 id[SESSION_ID_MAX];
 	char			 principal[PRINCIPAL_MAX];
+	struct profile		 prof;		/* as it was when made: a
+						   reload leaves it alone */
 	struct sandbox_spec	 spec;
 	struct sandbox_limits	 limits;
 	struct sandbox		 sb;

@@ -34,6 +34,7 @@ struct pycall {
 	unsigned	 timeout_ms;
 	json_t		*hits;
 	const char	*tool;		/* execute_python or run_command */
+	const struct profile *prof;	/* the session's: it outlives the call */
 	json_t		*argv;		/* run_command's, for the audit */
 	int		 oneshot;	/* close the session afterwards */
 };
@@ -130,7 +131,7 @@ inline_images(struct pycall *pc, const char *sid, json_t *content,
 static void
 audit_execution(struct pycall *pc, const struct call_result *r)
 {
-	const struct profile	*p = &pc->srv->profile;
+	const struct profile	*p = pc->prof;
 	json_t			*names = json_array(), *a, *ev;
 	size_t			 i;
 
@@ -314,9 +315,10 @@ python_args(struct mcp_conn *c, const json_t *id, const json_t *args,
 		    "positive integer");
 		return -1;
 	}
+	/* 0: the profile's default, once the session (and so the profile)
+	 * is known. */
 	*timeout = v ? (unsigned)(json_integer_value(v) > UINT32_MAX ?
-	    UINT32_MAX : json_integer_value(v)) :
-	    c->srv->profile.timeout_default_ms;
+	    UINT32_MAX : json_integer_value(v)) : 0;
 	if ((v = json_object_get(args, "session_id")) != NULL &&
 	    !json_is_string(v)) {
 		mcp_error(c, id, RPC_INVALID_PARAMS, "arguments.session_id: a "
@@ -418,6 +420,7 @@ start_call(struct mcp_conn *c, const json_t *id, struct session *s,
 	pc->hits = hits ? hits : json_array();
 	pc->argv = argv;
 	pc->tool = tool;
+	pc->prof = session_profile(s);
 	pc->oneshot = oneshot;
 	pc->timeout_ms = timeout;
 	pc->code = xmalloc(len + 1);
@@ -447,6 +450,7 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 {
 	struct server		*srv = c->srv;
 	struct session		*s = NULL;
+	const struct profile	*prof;
 	const json_t		*files, *v;
 	const char		*code, *sid, *rule = NULL;
 	char			 err[ERR_MAX], name[256];
@@ -457,16 +461,20 @@ execute_python(struct mcp_conn *c, const json_t *id, const json_t *args,
 
 	if (python_args(c, id, args, &code, &len, &timeout, &sid, &files) == -1)
 		return;
-	if (timeout > srv->profile.timeout_max_ms) {
-		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
-		tool_error(c, id, "timeout_ms %u is above this profile's maximum "
-		    "of %u", timeout, srv->profile.timeout_max_ms);
-		return;
-	}
 	/* Same answer for unknown, expired and someone else's: no probing. */
 	if (sid != NULL && (s = session_find(srv, sid, c->principal)) == NULL) {
 		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
 		tool_error(c, id, "session not found");
+		return;
+	}
+	/* A session keeps the profile it was made with, across reloads. */
+	prof = s != NULL ? session_profile(s) : &srv->profile;
+	if (timeout == 0)
+		timeout = prof->timeout_default_ms;
+	if (timeout > prof->timeout_max_ms) {
+		metrics_call(&srv->metrics, "execute_python", METRICS_ERROR);
+		tool_error(c, id, "timeout_ms %u is above this profile's maximum "
+		    "of %u", timeout, prof->timeout_max_ms);
 		return;
 	}
 	if (sid != NULL && session_busy(s)) {

@@ -53,7 +53,6 @@ static const char *const http_versions[] = {
 
 struct http_tr {
 	struct server		*srv;
-	struct principals	*principals;
 	struct evhttp		*http;
 	struct event		*reaper;
 	char			 addr[INET6_ADDRSTRLEN];
@@ -264,7 +263,7 @@ authenticate(struct http_tr *tr, struct evhttp_request *req, const char *host)
 	const char	*v, *tok, *who;
 	size_t		 n;
 
-	if (principals_count(tr->principals) == 0)
+	if (principals_count(tr->srv->principals) == 0)
 		return tr->srv->conf.server.local_principal;
 	if (header_one(req, "Authorization", &v) == -1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "Authorization "
@@ -279,7 +278,7 @@ authenticate(struct http_tr *tr, struct evhttp_request *req, const char *host)
 	/* RFC 6750 b64token: anything else is no token of ours. */
 	n = strspn(tok, b64token);
 	n += strspn(tok + n, "=");
-	if (tok[n] != '\0' || (who = principals_lookup(tr->principals, tok,
+	if (tok[n] != '\0' || (who = principals_lookup(tr->srv->principals, tok,
 	    n)) == NULL) {
 		refusal(tr, req, "anonymous", "unknown bearer token");
 		reply_unauthorized(tr, req, host, 1);
@@ -720,14 +719,14 @@ transport_http_new(struct server *srv, const char *listen)
 		    "[ADDR6]:PORT or PORT, with a numeric address\n", listen);
 		goto fail;
 	}
-	if ((tr->principals = principals_load(srv->rules_dir)) == NULL)
-		goto fail;
-	/* Without tokens, whoever reaches the port would run code as us. */
-	if (!tr->loopback && principals_count(tr->principals) == 0) {
+	/* Without tokens, whoever reaches the port would run code as us;
+	 * a reload may not take the last token away either. */
+	srv->tokens_required = !tr->loopback;
+	if (!tr->loopback && principals_count(srv->principals) == 0) {
 		fprintf(stderr, "mcp-exec: --http %s is not a loopback "
 		    "address and %s/%s lists no bearer tokens: anyone who can "
 		    "reach the port could run code. Add tokens, or listen on "
-		    "127.0.0.1.\n", listen, srv->rules_dir, PRINCIPALS_FILE);
+		    "127.0.0.1.\n", listen, srv->opts.rules_dir, PRINCIPALS_FILE);
 		goto fail;
 	}
 	return tr;
@@ -774,9 +773,9 @@ transport_http_start(struct http_tr *tr)
 	tv.tv_usec = 0;
 	event_add(tr->reaper, &tv);
 	log_info("MCP over HTTP on http://%s%s (%zu bearer token%s%s)",
-	    tr->hosts[0], HTTP_PATH, principals_count(tr->principals),
-	    principals_count(tr->principals) == 1 ? "" : "s",
-	    principals_count(tr->principals) ? "" : ": every client is the "
+	    tr->hosts[0], HTTP_PATH, principals_count(tr->srv->principals),
+	    principals_count(tr->srv->principals) == 1 ? "" : "s",
+	    principals_count(tr->srv->principals) ? "" : ": every client is the "
 	    "local principal");
 	return 0;
 }
@@ -795,6 +794,5 @@ transport_http_free(struct http_tr *tr)
 		evhttp_free(tr->http);
 	if (tr->reaper != NULL)
 		event_free(tr->reaper);
-	principals_free(tr->principals);
 	free(tr);
 }

@@ -141,10 +141,14 @@ done
 for b in sbin/stockade-auditd sbin/mcp-exec sbin/netguard bin/stockade; do
 	[ -x "$D$PREFIX/$b" ] || bad "make install: no $PREFIX/$b"
 done
-# The installed policy points at the installed driver, whatever PREFIX is.
-dd=$(sed -n 's/^  driver_dir: *//p' "$D$PREFIX/share/stockade/rules/mcp-exec.yaml")
-[ "$dd" = "$PREFIX/share/stockade/driver" ] && [ -f "$D$dd/driver.py" ] ||
-    bad "installed mcp-exec.yaml names driver_dir '$dd', not the installed driver"
+# The installed mcp-exec finds the installed driver, whatever PREFIX is
+# (driver_dir: ~ in the shipped rules: beside the program).
+chmod 0711 "$T"
+out=$("$D$PREFIX/sbin/mcp-exec" -nv --rules "$D$PREFIX/share/stockade/rules" \
+    --state-dir "$T/dist-state" --audit-socket "$T/a.sock" 2>&1) ||
+    bad "installed mcp-exec -n: $out"
+echo "$out" | grep -q "driver $D$PREFIX/share/stockade/driver," ||
+    bad "installed mcp-exec does not find the installed driver: $out"
 [ "$nbad" != "$before" ] ||
     note "make install: $(echo $PAGES | wc -w) pages and $(echo $UNITS | wc -w) units in place"
 
