@@ -59,7 +59,8 @@ LIB_SRC    = $(wildcard lib/*.c)
 AUDITD_SRC = $(filter-out auditd/main.c,$(wildcard auditd/*.c))
 CLI_SRC    = $(filter-out cli/stockade.c,$(wildcard cli/*.c))
 MCP_SRC    = $(filter-out mcp-exec/main.c mcp-exec/sandbox/seccomp_gen.c,\
-	     $(wildcard mcp-exec/*.c mcp-exec/sandbox/*.c))
+	     $(wildcard mcp-exec/*.c mcp-exec/*/*.c))
+MCP_INC    = -Imcp-exec
 NG_SRC     = $(filter-out netguard/main.c,$(wildcard netguard/*.c))
 UNIT_SRC   = $(wildcard tests/unit/check_*.c)
 FUZZ_SRC   = $(wildcard tests/fuzz/fuzz_*.c)
@@ -141,12 +142,12 @@ $(BUILD)/tests/check_%: $(call obj,tests/unit/check_%.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd -Imcp-exec -Imcp-exec/sandbox -Inetguard
-$(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd -Inetguard
+$(BUILD)/obj/cli/%.o: CFLAGS += -Iauditd $(MCP_INC) -Inetguard
+$(BUILD)/obj/bench/%.o: CFLAGS += -Iauditd $(MCP_INC) -Inetguard
 $(BUILD)/obj/netguard/%.o: CFLAGS += -Inetguard
-$(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec -Imcp-exec/sandbox
-$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox \
-	-Inetguard
+# Inside mcp-exec a header of another layer is named with its folder.
+$(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec
+$(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli $(MCP_INC) -Inetguard
 $(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CHECK_CFLAGS) -Wno-missing-prototypes
 
 # Fuzz targets, replayed over their seed corpus by a plain driver in `make check`.
@@ -223,8 +224,9 @@ reload:
 
 lint:
 	@! grep -nE '\b(sprintf|vsprintf|strcpy|strcat|strncat|gets)\(' \
-		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/sandbox/*.c netguard/*.c \
+		$(LIB_SRC) auditd/*.c cli/*.c mcp-exec/*.c mcp-exec/*/*.c netguard/*.c \
 		|| { echo "lint: banned function"; exit 1; }
+	@tests/layers.sh
 	mandoc -Tlint -Wwarning docs/man/*
 
 install: all

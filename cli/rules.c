@@ -12,12 +12,12 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "commands.h"
 #include "config.h"
 #include "netguard.h"
-#include "patterns.h"
-#include "principals.h"
-#include "profile.h"
+#include "sessions/profile.h"
+#include "tools/commands.h"
+#include "tools/patterns.h"
+#include "transport/principals.h"
 #include "util.h"
 
 static int

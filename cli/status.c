@@ -15,7 +15,7 @@
 #include "audit_client.h"
 #include "cli.h"
 #include "ng_client.h"
-#include "status.h"
+#include "ops/status.h"
 #include "util.h"
 
 #define STATUS_AUDIT_SOCKET	"/run/stockade/auditd.sock"

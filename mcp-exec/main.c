@@ -16,14 +16,15 @@
 #include <event2/event.h>
 
 #include "log.h"
+#include "ops/status.h"
 #include "preflight.h"
-#include "profile.h"
+#include "reload.h"
 #include "run.h"
-#include "server.h"
-#include "session.h"
-#include "status.h"
-#include "transport_http.h"
-#include "transport_stdio.h"
+#include "sessions/profile.h"
+#include "sessions/server.h"
+#include "sessions/session.h"
+#include "transport/http.h"
+#include "transport/stdio.h"
 #include "util.h"
 
 #define DEFAULT_RULES	"/etc/stockade/rules"
@@ -309,6 +310,8 @@ cmd_serve(int argc, char *argv[])
 		event_add(sigs[i], NULL);
 	if (status_sweep(&srv) > 0)
 		log_info("sessions of a server that died recorded as closed");
+	/* What sessions publish goes to state_dir for `stockade status`. */
+	srv.published = status_publish;
 	status_publish(&srv);
 	if ((http != NULL ? transport_http_start(http) :
 	    transport_stdio_start(&srv)) == 0) {
@@ -330,6 +333,7 @@ out:
 		event_base_free(srv.base);
 	}
 	server_unload(&srv);
+	json_decref(srv.live);
 	return st;
 }
 

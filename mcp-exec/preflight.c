@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
 #include "preflight.h"
+#include "sandbox/cgroup.h"
 #include "util.h"
 
 static void

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "profile.h"
+#include "sessions/profile.h"
 
 /* The interpreter every session's driver runs on (inside the sandbox). */
 #define PREFLIGHT_PYTHON	"/usr/bin/python3"

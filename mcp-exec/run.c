@@ -16,13 +16,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "artifacts.h"
-#include "capture.h"
 #include "log.h"
-#include "network.h"
 #include "preflight.h"
 #include "run.h"
-#include "stage.h"
+#include "sandbox/artifacts.h"
+#include "sandbox/capture.h"
+#include "sandbox/stage.h"
+#include "sessions/network.h"
 #include "util.h"
 
 #define READ_CHUNK	65536

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "profile.h"
+#include "sessions/profile.h"
 
 #define RUN_FILES_MAX		16
 #define RUN_DRAIN_MS		1000	/* reading after a kill, at most */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "capture.h"
+#include "sandbox/capture.h"
 #include "util.h"
 
 #define FUZZ_MAX_LIMIT	97	/* small, so most inputs wrap the ring */

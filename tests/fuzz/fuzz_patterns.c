@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "patterns.h"
+#include "tools/patterns.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "artifacts.h"
+#include "sandbox/artifacts.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -12,11 +12,11 @@ for src in "$@"; do
 	corpus="tests/fuzz/corpus/${name#fuzz_}"
 	echo "== $name ($FUZZ_SECONDS s)"
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE \
-	    -Ilib -Iauditd -Icli -Imcp-exec -Imcp-exec/sandbox -Inetguard \
+	    -Ilib -Iauditd -Icli -Imcp-exec -Inetguard \
 	    -o "$BUILD/$name" "$src" lib/*.c \
 	    $(ls auditd/*.c | grep -v main.c) \
 	    $(ls cli/*.c | grep -v stockade.c) \
-	    $(ls mcp-exec/*.c mcp-exec/sandbox/*.c | grep -v main.c) \
+	    $(ls mcp-exec/*.c mcp-exec/*/*.c | grep -v "main.c\|seccomp_gen.c") \
 	    $(ls netguard/*.c | grep -v main.c) \
 	    $(pkg-config --cflags --libs $PKGS) -lpthread
 	mkdir -p "$BUILD/corpus/$name"

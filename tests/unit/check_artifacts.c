@@ -8,9 +8,9 @@
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 
-#include "testutil.h"
-#include "artifacts.h"
 #include "hash.h"
+#include "sandbox/artifacts.h"
+#include "testutil.h"
 
 #define ALL_TYPES	((1u << ART_NTYPES) - 1)
 #define PNG_HEAD	"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"

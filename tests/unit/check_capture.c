@@ -2,8 +2,8 @@
  * mcp-exec/capture.c: head and tail kept around an exact count, the ring
  * against a model of the whole stream, and UTF-8 repair of hostile bytes.
  */
+#include "sandbox/capture.h"
 #include "testutil.h"
-#include "capture.h"
 
 /* The text a capture of max bytes must produce for all of `s`, built the
  * slow and obvious way. */

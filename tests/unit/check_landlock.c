@@ -10,7 +10,7 @@
 #include <spawn.h>
 
 #include "childtest.h"
-#include "landlock.h"
+#include "sandbox/landlock.h"
 
 
 extern char **environ;

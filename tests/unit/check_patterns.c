@@ -11,8 +11,8 @@
 
 #include <jansson.h>
 
-#include "patterns.h"
 #include "testutil.h"
+#include "tools/patterns.h"
 
 /* Relative to the repository root, where the tests run. */
 #define DATA_DIR	"tests/unit/data/patterns"

@@ -4,7 +4,7 @@
  * with its position.
  */
 #include "testutil.h"
-#include "principals.h"
+#include "transport/principals.h"
 
 static void
 hash_of(const char *token, char out[SHA256_HEX + 1])

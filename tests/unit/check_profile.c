@@ -4,8 +4,8 @@
  * profile name never leaves rules/profiles/; server.allowed_origins takes
  * only http(s)://host[:port], at most ORIGINS_MAX of them.
  */
+#include "sessions/profile.h"
 #include "testutil.h"
-#include "profile.h"
 
 static void
 rules_with(char *dir, size_t len, const char *profile_yaml)

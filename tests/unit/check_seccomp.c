@@ -22,7 +22,7 @@
 #include <spawn.h>
 
 #include "childtest.h"
-#include "seccomp_filter.h"
+#include "sandbox/seccomp_filter.h"
 
 #define PY			"/usr/bin/python3"
 #define WORKLOAD_TIMEOUT	120	/* seconds; about 2 s on a laptop */

@@ -5,8 +5,8 @@
  */
 #include <sys/stat.h>
 
+#include "sandbox/stage.h"
 #include "testutil.h"
-#include "stage.h"
 
 struct env {
 	char			 dir[PATH_MAX];

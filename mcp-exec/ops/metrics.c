@@ -1,0 +1,274 @@
+/*
+ * The exposition of GET /metrics in the Prometheus text format 0.0.4, from
+ * what sessions and tools published (sessions/counters.h, the live list).
+ * All of it is our own state except netguard's status, asked at scrape
+ * time: netguard is trusted to count, not to be well-formed, so only its
+ * known deny chains and integer counters are read.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <event2/buffer.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "ng_client.h"
+#include "sessions/counters.h"
+#include "sessions/server.h"
+#include "util.h"
+#include "version.h"
+
+static const char *const outcome_names[COUNT_OUTCOMES] = {
+	"ok", "error", "timeout", "cancelled", "refused"
+};
+static const char *const close_names[COUNT_CLOSE_REASONS] = {
+	"closed", "expired", "lost", "stopped", "other"
+};
+
+/* netguard's deny chains (netguard/nft.c): the only labels taken. */
+static const char *const egress_rules[] = {
+	"metadata", "linklocal", "mapped", "dns", "internal", "policy"
+};
+
+/* ------------------------------------------------------------ exposition */
+
+static void
+family(struct evbuffer *out, const char *name, const char *type,
+    const char *help)
+{
+	evbuffer_add_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+	    name, type);
+}
+
+/* A label value, escaped as the format wants: \\, \" and \n. */
+static void
+label_value(struct evbuffer *out, const char *v)
+{
+	for (; *v != '\0'; v++) {
+		if (*v == '\\' || *v == '"')
+			evbuffer_add_printf(out, "\\%c", *v);
+		else if (*v == '\n')
+			evbuffer_add(out, "\\n", 2);
+		else
+			evbuffer_add(out, v, 1);
+	}
+}
+
+/* Milliseconds as seconds, exactly. */
+static void
+seconds(struct evbuffer *out, uint64_t ms)
+{
+	evbuffer_add_printf(out, "%" PRIu64 ".%03" PRIu64 "\n", ms / 1000,
+	    ms % 1000);
+}
+
+/* A bucket bound as le: seconds, without trailing zeros ("0.05", "1"). */
+static void
+bucket_le(char *out, size_t len, uint64_t ms)
+{
+	size_t	 n;
+
+	if (ms % 1000 == 0) {
+		snprintf(out, len, "%" PRIu64, ms / 1000);
+		return;
+	}
+	snprintf(out, len, "%" PRIu64 ".%03" PRIu64, ms / 1000, ms % 1000);
+	for (n = strlen(out); n > 0 && out[n - 1] == '0'; n--)
+		out[n - 1] = '\0';
+}
+
+static void
+render_sessions(struct server *srv, struct evbuffer *out)
+{
+	const struct counters	*m = &srv->counters;
+	size_t			 r;
+
+	family(out, "stockade_sessions_live", "gauge",
+	    "Sandbox sessions alive now.");
+	evbuffer_add_printf(out, "stockade_sessions_live %zu\n",
+	    json_array_size(srv->live));
+	family(out, "stockade_sessions_created_total", "counter",
+	    "Sandbox sessions created (run_command's one-shot sandboxes too).");
+	evbuffer_add_printf(out, "stockade_sessions_created_total %" PRIu64
+	    "\n", m->sessions_created);
+	family(out, "stockade_sessions_closed_total", "counter",
+	    "Sandbox sessions ended, by reason.");
+	for (r = 0; r < COUNT_CLOSE_REASONS; r++)
+		evbuffer_add_printf(out, "stockade_sessions_closed_total"
+		    "{reason=\"%s\"} %" PRIu64 "\n", close_names[r],
+		    m->sessions_closed[r]);
+}
+
+static void
+render_calls(struct server *srv, struct evbuffer *out)
+{
+	const struct counters	*m = &srv->counters;
+	uint64_t		 cum;
+	size_t			 t, o, b;
+	char			 le[32];
+
+	family(out, "stockade_calls_total", "counter",
+	    "Tool calls with valid arguments, by tool and outcome.");
+	for (t = 0; t < COUNT_TOOLS; t++)
+		for (o = 0; o < COUNT_OUTCOMES; o++)
+			evbuffer_add_printf(out, "stockade_calls_total{tool=\"%s\","
+			    "outcome=\"%s\"} %" PRIu64 "\n", counters_tool_name(t),
+			    outcome_names[o], m->calls[t][o]);
+	family(out, "stockade_call_duration_seconds", "histogram",
+	    "Wall-clock time of the calls that ran, by tool.");
+	for (t = 0; t < COUNT_TOOLS; t++) {
+		cum = 0;
+		for (b = 0; b <= COUNT_BUCKETS; b++) {
+			cum += m->duration[t][b];
+			if (b < COUNT_BUCKETS)
+				bucket_le(le, sizeof(le), counters_bucket_ms[b]);
+			else
+				snprintf(le, sizeof(le), "+Inf");
+			evbuffer_add_printf(out, "stockade_call_duration_seconds_"
+			    "bucket{tool=\"%s\",le=\"%s\"} %" PRIu64 "\n",
+			    counters_tool_name(t), le, cum);
+		}
+		evbuffer_add_printf(out, "stockade_call_duration_seconds_sum"
+		    "{tool=\"%s\"} ", counters_tool_name(t));
+		seconds(out, m->duration_ms_sum[t]);
+		evbuffer_add_printf(out, "stockade_call_duration_seconds_count"
+		    "{tool=\"%s\"} %" PRIu64 "\n", counters_tool_name(t), cum);
+	}
+	family(out, "stockade_timeouts_total", "counter",
+	    "Calls stopped at their deadline.");
+	evbuffer_add_printf(out, "stockade_timeouts_total %" PRIu64 "\n",
+	    m->timeouts);
+	family(out, "stockade_oom_kills_total", "counter",
+	    "Processes the kernel's OOM killer killed in sandboxes.");
+	evbuffer_add_printf(out, "stockade_oom_kills_total %" PRIu64 "\n",
+	    m->oom_kills);
+}
+
+static void
+render_patterns(struct server *srv, struct evbuffer *out)
+{
+	const struct counters	*m = &srv->counters;
+	size_t			 i;
+
+	family(out, "stockade_pattern_hits_total", "counter",
+	    "Pattern rule matches in scanned code, by rule and action.");
+	for (i = 0; i < m->nhits; i++) {
+		evbuffer_add_printf(out, "stockade_pattern_hits_total{rule=\"");
+		label_value(out, m->hits[i].rule);
+		evbuffer_add_printf(out, "\",action=\"");
+		label_value(out, m->hits[i].action);
+		evbuffer_add_printf(out, "\"} %" PRIu64 "\n", m->hits[i].n);
+	}
+}
+
+static void
+render_audit(struct server *srv, struct evbuffer *out)
+{
+	family(out, "stockade_audit_queue_depth", "gauge",
+	    "Events sent to stockade-auditd and not yet acknowledged.");
+	evbuffer_add_printf(out, "stockade_audit_queue_depth %u\n",
+	    srv->audit.qlen);
+	family(out, "stockade_audit_lag_seconds", "gauge",
+	    "Age of the oldest unacknowledged audit event (0 when none).");
+	evbuffer_add_printf(out, "stockade_audit_lag_seconds ");
+	seconds(out, audit_link_oldest_ms(&srv->audit));
+	family(out, "stockade_audit_events_lost_total", "counter",
+	    "Audit events that could not be recorded (not sent, refused, or "
+	    "never acknowledged).");
+	evbuffer_add_printf(out, "stockade_audit_events_lost_total %" PRIu64
+	    "\n", srv->audit.lost);
+}
+
+/* Whether the live sessions as last published hold this one. */
+static int
+published(const struct server *srv, const char *sid, const char *principal)
+{
+	const json_t	*s;
+	const char	*id, *who;
+	size_t		 i;
+
+	json_array_foreach(srv->live, i, s) {
+		id = json_string_value(json_object_get(s, "session_id"));
+		who = json_string_value(json_object_get(s, "principal"));
+		if (id != NULL && who != NULL && strcmp(id, sid) == 0 &&
+		    strcmp(who, principal) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Packets netguard dropped in this server's live sandboxes, by deny
+ * chain.  They are nftables counters of each attachment and go when a
+ * sandbox detaches: a gauge, not a counter.  ngc_call blocks the event
+ * loop, so the wait is METRICS_NETGUARD_TIMEOUT_MS, not netguard's
+ * default; without an answer the family is left out.
+ */
+static void
+render_egress(struct server *srv, struct evbuffer *out)
+{
+	uint64_t	 sum[nitems(egress_rules)] = { 0 };
+	const json_t	*list, *att, *dropped, *n;
+	const char	*sid, *who;
+	json_t		*msg, *reply;
+	char		 err[256];
+	size_t		 i, r;
+
+	if (!srv->profile.netguard ||
+	    srv->conf.server.netguard_socket[0] == '\0')
+		return;
+	msg = json_pack("{s:s}", "type", "status");
+	reply = ngc_call(srv->conf.server.netguard_socket, msg, -1,
+	    METRICS_NETGUARD_TIMEOUT_MS, err, sizeof(err));
+	json_decref(msg);
+	list = json_object_get(reply, "attached");
+	if (reply == NULL || !json_is_true(json_object_get(reply, "ok")) ||
+	    !json_is_array(list)) {
+		if (reply != NULL)
+			snprintf(err, sizeof(err), "no status in its reply");
+		str_ascii(err);
+		log_debug("metrics: netguard: %s", err);
+		evbuffer_add_printf(out, "# stockade_egress_dropped_packets "
+		    "left out: netguard did not answer (%s)\n", err);
+		json_decref(reply);
+		return;
+	}
+	json_array_foreach(list, i, att) {
+		sid = json_string_value(json_object_get(att, "session_id"));
+		who = json_string_value(json_object_get(att, "principal"));
+		dropped = json_object_get(att, "dropped");
+		/* Other clients' sandboxes are not ours to report. */
+		if (sid == NULL || who == NULL || !json_is_object(dropped) ||
+		    !published(srv, sid, who))
+			continue;
+		for (r = 0; r < nitems(egress_rules); r++)
+			if (json_is_integer(n = json_object_get(dropped,
+			    egress_rules[r])) && json_integer_value(n) > 0)
+				sum[r] += (uint64_t)json_integer_value(n);
+	}
+	json_decref(reply);
+	family(out, "stockade_egress_dropped_packets", "gauge",
+	    "Packets dropped by netguard in this server's live sandboxes, by "
+	    "deny chain.");
+	for (r = 0; r < nitems(egress_rules); r++)
+		evbuffer_add_printf(out, "stockade_egress_dropped_packets"
+		    "{rule=\"%s\"} %" PRIu64 "\n", egress_rules[r], sum[r]);
+}
+
+void
+metrics_render(struct server *srv, struct evbuffer *out)
+{
+	family(out, "stockade_up", "gauge", "1 while mcp-exec answers.");
+	evbuffer_add_printf(out, "stockade_up 1\n");
+	family(out, "stockade_build_info", "gauge",
+	    "The running mcp-exec's version.");
+	evbuffer_add_printf(out, "stockade_build_info{version=\"");
+	label_value(out, STOCKADE_VERSION);
+	evbuffer_add_printf(out, "\"} 1\n");
+	render_sessions(srv, out);
+	render_calls(srv, out);
+	render_patterns(srv, out);
+	render_audit(srv, out);
+	render_egress(srv, out);
+}

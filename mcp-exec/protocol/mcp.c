@@ -1,0 +1,432 @@
+/*
+ * The MCP protocol core.  Every message comes from a client we do not
+ * trust: it is parsed with a size cap, must be one JSON-RPC 2.0 object
+ * (batches were removed from MCP in 2025-06-18), and each method checks
+ * its own params, naming the field that is wrong.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "mcp.h"
+#include "util.h"
+#include "version.h"
+
+static const char *const protocols[] = {
+	MCP_LATEST, "2025-06-18", "2025-03-26", NULL
+};
+static const char *const level_names[] = {
+	"debug", "info", "notice", "warning", "error", "critical", "alert",
+	"emergency", NULL
+};
+
+#define INSTRUCTIONS \
+	"Runs Python (with numpy, pandas and matplotlib) and allowlisted " \
+	"commands in sandboxes without network access. execute_python keeps " \
+	"variables and files in /workspace across calls that pass the same " \
+	"session_id; files written to /workspace come back as artifacts."
+
+struct method {
+	const char	*name;
+	int		 notification;	/* no id, no reply */
+	int		 before_init;	/* allowed before initialize */
+	void		(*fn)(struct mcp_conn *, const json_t *id,
+			    const json_t *params);
+};
+
+/* ------------------------------------------------------------ connections */
+
+struct mcp_conn *
+mcp_conn_new(struct server *srv, const char *principal, mcp_send_fn *send,
+    void *transport)
+{
+	struct mcp_conn	*c = xcalloc(1, sizeof(*c));
+
+	c->srv = srv;
+	c->send = send;
+	c->transport = transport;
+	c->refs = 1;
+	c->log_level = LOG_LVL_INFO;
+	snprintf(c->principal, sizeof(c->principal), "%s", principal);
+	LIST_INIT(&c->inflight);
+	return c;
+}
+
+void
+mcp_conn_ref(struct mcp_conn *c)
+{
+	c->refs++;
+}
+
+void
+mcp_conn_unref(struct mcp_conn *c)
+{
+	if (--c->refs > 0)
+		return;
+	free(c);
+}
+
+void
+mcp_conn_detach(struct mcp_conn *c)
+{
+	c->transport = NULL;
+	mcp_conn_unref(c);
+}
+
+static void
+send_msg(struct mcp_conn *c, json_t *msg)
+{
+	if (c->transport == NULL || msg == NULL) {
+		json_decref(msg);
+		return;
+	}
+	c->send(c->transport, msg);
+}
+
+void
+mcp_respond(struct mcp_conn *c, const json_t *id, json_t *result)
+{
+	json_t	*msg;
+
+	/* A reply that could not be built is still a reply. */
+	if (result == NULL) {
+		log_warnx("a reply could not be encoded");
+		mcp_error(c, id, RPC_INTERNAL_ERROR, "internal error");
+		return;
+	}
+	msg = json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+	    (json_t *)id, "result", result);
+	send_msg(c, msg);
+}
+
+void
+mcp_error(struct mcp_conn *c, const json_t *id, int code, const char *fmt, ...)
+{
+	char	 text[512];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	str_ascii(text);
+	send_msg(c, json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0",
+	    "id", id ? (json_t *)id : json_null(), "error", "code", code,
+	    "message", text));
+}
+
+void
+mcp_notify(struct mcp_conn *c, const char *method, json_t *params)
+{
+	send_msg(c, json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",
+	    method, "params", params));
+}
+
+void
+mcp_log(struct mcp_conn *c, enum mcp_log_level level, json_t *data)
+{
+	if (level < c->log_level || !c->initialized) {
+		json_decref(data);
+		return;
+	}
+	mcp_notify(c, "notifications/message", json_pack("{s:s, s:s, s:o}",
+	    "level", level_names[level], "logger", SERVER_NAME, "data", data));
+}
+
+/* ------------------------------------------------------------ requests */
+
+static struct inflight *
+flight_of(struct tool_req *rq)
+{
+	return (struct inflight *)(void *)((char *)rq -
+	    offsetof(struct inflight, rq));
+}
+
+static void
+flight_done(struct inflight *f)
+{
+	LIST_REMOVE(f, entry);
+	mcp_conn_unref(f->conn);
+	json_decref(f->id);
+	free(f);
+}
+
+static void
+port_result(struct tool_req *rq, json_t *result)
+{
+	struct inflight	*f = flight_of(rq);
+
+	mcp_respond(f->conn, f->id, result);
+	flight_done(f);
+}
+
+static void
+port_fault(struct tool_req *rq, enum tool_fault fault, const char *msg)
+{
+	struct inflight	*f = flight_of(rq);
+	int		 code;
+
+	switch (fault) {
+	case TOOL_BAD_PARAMS:
+		code = RPC_INVALID_PARAMS;
+		break;
+	case TOOL_NOT_FOUND:
+		code = MCP_RESOURCE_NOT_FOUND;
+		break;
+	default:
+		code = RPC_INTERNAL_ERROR;
+		break;
+	}
+	mcp_error(f->conn, f->id, code, "%s", msg);
+	flight_done(f);
+}
+
+static void
+port_drop(struct tool_req *rq)
+{
+	flight_done(flight_of(rq));
+}
+
+static void
+port_notify(struct tool_req *rq, const char *method, json_t *params)
+{
+	mcp_notify(flight_of(rq)->conn, method, params);
+}
+
+static void
+port_log(struct tool_req *rq, const char *level, json_t *data)
+{
+	int	 i;
+
+	for (i = 0; level_names[i] != NULL; i++)
+		if (strcmp(level, level_names[i]) == 0)
+			break;
+	if (level_names[i] == NULL)
+		i = LOG_LVL_ERROR;
+	mcp_log(flight_of(rq)->conn, (enum mcp_log_level)i, data);
+}
+
+static const struct tool_port mcp_port = {
+	port_result, port_fault, port_drop, port_notify, port_log
+};
+
+/* A request the tools layer answers, now or later, through mcp_port. */
+static struct inflight *
+inflight_new(struct mcp_conn *c, const json_t *id)
+{
+	struct inflight	*f = xcalloc(1, sizeof(*f));
+
+	f->conn = c;
+	f->id = json_deep_copy(id);
+	f->rq.port = &mcp_port;
+	f->rq.srv = c->srv;
+	f->rq.principal = c->principal;
+	mcp_conn_ref(c);
+	LIST_INSERT_HEAD(&c->inflight, f, entry);
+	return f;
+}
+
+/* ------------------------------------------------------------ methods */
+
+static void
+m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	const char	*want;
+	size_t		 i;
+
+	if ((want = json_string_value(json_object_get(params,
+	    "protocolVersion"))) == NULL) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params.protocolVersion: "
+		    "a string is required");
+		return;
+	}
+	if (!json_is_object(json_object_get(params, "capabilities"))) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params.capabilities: an "
+		    "object is required");
+		return;
+	}
+	/* An unsupported version gets our latest; the client decides. */
+	snprintf(c->protocol, sizeof(c->protocol), "%s", MCP_LATEST);
+	for (i = 0; protocols[i] != NULL; i++)
+		if (strcmp(want, protocols[i]) == 0)
+			snprintf(c->protocol, sizeof(c->protocol), "%s", want);
+	c->initialized = 1;
+	mcp_respond(c, id, json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}, s:{}}, "
+	    "s:{s:s, s:s, s:s}, s:s}", "protocolVersion", c->protocol,
+	    "capabilities", "tools", "listChanged", 0, "resources",
+	    "subscribe", 0, "listChanged", 0, "logging",
+	    "serverInfo", "name", SERVER_NAME, "title", "Stockade sandbox",
+	    "version", STOCKADE_VERSION, "instructions", INSTRUCTIONS));
+}
+
+static void
+m_initialized(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+}
+
+static void
+m_ping(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	mcp_respond(c, id, json_object());
+}
+
+static void
+m_set_level(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	const char	*want = json_string_value(json_object_get(params, "level"));
+	int		 i;
+
+	for (i = 0; want != NULL && level_names[i] != NULL; i++) {
+		if (strcmp(want, level_names[i]) == 0) {
+			c->log_level = (enum mcp_log_level)i;
+			mcp_respond(c, id, json_object());
+			return;
+		}
+	}
+	mcp_error(c, id, RPC_INVALID_PARAMS, "params.level: one of debug, "
+	    "info, notice, warning, error, critical, alert, emergency");
+}
+
+static void
+m_cancelled(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	const json_t	*rid = json_object_get(params, "requestId");
+	struct inflight	*f;
+
+	/* Unknown ids are ignored: the call may have just finished. */
+	LIST_FOREACH(f, &c->inflight, entry) {
+		if (rid != NULL && json_equal(f->id, rid) && !f->rq.cancelled) {
+			f->rq.cancelled = 1;
+			if (f->rq.cancel != NULL)
+				f->rq.cancel(&f->rq);
+			return;
+		}
+	}
+}
+
+static void
+m_tools_list(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	mcp_respond(c, id, json_pack("{s:o}", "tools", tools_list(c->srv)));
+}
+
+static void
+m_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	tools_call(&inflight_new(c, id)->rq, params);
+}
+
+static void
+m_resources_list(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	mcp_respond(c, id, resources_list(c->srv, c->principal));
+}
+
+static void
+m_resources_templates(struct mcp_conn *c, const json_t *id,
+    const json_t *params)
+{
+	mcp_respond(c, id, resources_templates());
+}
+
+static void
+m_resources_read(struct mcp_conn *c, const json_t *id, const json_t *params)
+{
+	resources_read(&inflight_new(c, id)->rq, params);
+}
+
+static const struct method methods[] = {
+	{ "initialize", 0, 1, m_initialize },
+	{ "notifications/initialized", 1, 1, m_initialized },
+	{ "notifications/cancelled", 1, 1, m_cancelled },
+	{ "ping", 0, 1, m_ping },
+	{ "logging/setLevel", 0, 0, m_set_level },
+	{ "tools/list", 0, 0, m_tools_list },
+	{ "tools/call", 0, 0, m_tools_call },
+	{ "resources/list", 0, 0, m_resources_list },
+	{ "resources/templates/list", 0, 0, m_resources_templates },
+	{ "resources/read", 0, 0, m_resources_read },
+};
+
+/* ------------------------------------------------------------ dispatch */
+
+static int
+id_ok(const json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id);
+}
+
+void
+mcp_receive(struct mcp_conn *c, const char *data, size_t len)
+{
+	const struct method	*m = NULL;
+	json_error_t		 je;
+	json_t			*msg, *id, *params;
+	const char		*name, *ver;
+	size_t			 i;
+
+	if (len > c->srv->conf.server.max_message_bytes) {
+		mcp_error(c, NULL, RPC_INVALID_REQUEST, "message larger than %zu "
+		    "bytes", c->srv->conf.server.max_message_bytes);
+		return;
+	}
+	if ((msg = json_loadb(data, len, JSON_REJECT_DUPLICATES |
+	    JSON_DECODE_ANY, &je)) == NULL) {
+		mcp_error(c, NULL, RPC_PARSE_ERROR, "parse error at byte %d: %s",
+		    je.position, je.text);
+		return;
+	}
+	if (json_is_array(msg)) {
+		mcp_error(c, NULL, RPC_INVALID_REQUEST, "batches are not "
+		    "supported: send one message at a time");
+		goto out;
+	}
+	id = json_object_get(msg, "id");
+	ver = json_string_value(json_object_get(msg, "jsonrpc"));
+	if (!json_is_object(msg) || ver == NULL || strcmp(ver, "2.0") != 0) {
+		mcp_error(c, id_ok(id) ? id : NULL, RPC_INVALID_REQUEST,
+		    "not a JSON-RPC 2.0 message");
+		goto out;
+	}
+	name = json_string_value(json_object_get(msg, "method"));
+	if (name == NULL) {
+		/* A response from the client: we sent it no requests. */
+		if (json_object_get(msg, "result") == NULL &&
+		    json_object_get(msg, "error") == NULL)
+			mcp_error(c, id_ok(id) ? id : NULL, RPC_INVALID_REQUEST,
+			    "field 'method' (string) is required");
+		goto out;
+	}
+	if (id != NULL && !id_ok(id)) {
+		mcp_error(c, NULL, RPC_INVALID_REQUEST, "field 'id' must be a "
+		    "string or an integer");
+		goto out;
+	}
+	params = json_object_get(msg, "params");
+	if (params != NULL && !json_is_object(params)) {
+		if (id != NULL)
+			mcp_error(c, id, RPC_INVALID_PARAMS, "params must be "
+			    "an object");
+		goto out;
+	}
+	for (i = 0; i < nitems(methods); i++)
+		if (strcmp(methods[i].name, name) == 0)
+			m = &methods[i];
+	if (m == NULL || (m->notification != (id == NULL))) {
+		if (id != NULL)
+			mcp_error(c, id, RPC_METHOD_NOT_FOUND, "method not found: "
+			    "%.64s", name);
+		goto out;	/* unknown notifications are ignored */
+	}
+	if (!m->before_init && !c->initialized) {
+		if (id != NULL)
+			mcp_error(c, id, RPC_INVALID_REQUEST, "not initialized: "
+			    "send initialize first");
+		goto out;
+	}
+	m->fn(c, id, params);
+out:
+	json_decref(msg);
+}

@@ -1,0 +1,235 @@
+/*
+ * The policy mcp-exec serves, from the rules directory: settings, the
+ * default profile, pattern rules, the command allowlist and the HTTP
+ * principals.  Loaded whole at start and on SIGHUP: parse everything,
+ * validate, then swap, so that a reload that fails anywhere changes
+ * nothing.  Sessions keep the profile they were made with; settings that
+ * shape what is already running (paths, uids, cgroups, listeners) apply
+ * at the next start, and a reload that changes them says so.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "log.h"
+#include "preflight.h"
+#include "reload.h"
+#include "sessions/server.h"
+#include "tools/commands.h"
+#include "tools/patterns.h"
+#include "transport/principals.h"
+#include "util.h"
+
+#define RULES_FILE_MAX	(16 * 1024 * 1024)	/* hashed for policy_load */
+
+/* Everything a load reads from the rules directory. */
+struct server_policy {
+	struct mcpexec_conf	 conf;
+	struct profile		 profile;
+	struct patterns		*patterns;
+	struct commands		*commands;
+	struct principals	*principals;
+	json_t			*files;		/* [{path, sha256}] */
+};
+
+static void
+policy_free(struct server_policy *p)
+{
+	patterns_free(p->patterns);
+	commands_free(p->commands);
+	principals_free(p->principals);
+	json_decref(p->files);
+	memset(p, 0, sizeof(*p));
+}
+
+/* {path, sha256} of a rules file that exists (it was just loaded). */
+static void
+policy_file(json_t *files, const char *dir, const char *name)
+{
+	char	 path[PATH_MAX], hex[SHA256_HEX + 1], *data;
+	size_t	 len;
+
+	if (xsnprintf(path, sizeof(path), "%s/%s", dir, name) == -1 ||
+	    read_file(path, RULES_FILE_MAX, &data, &len) == -1)
+		return;
+	sha256_hex(data, len, hex);
+	free(data);
+	json_array_append_new(files, json_pack("{s:s, s:s}", "path", path,
+	    "sha256", hex));
+}
+
+/* The command line's paths win over the rules' on every load. */
+static int
+apply_opts(const struct server_opts *o, struct mcpexec_conf *c)
+{
+	struct server_conf	*sc = &c->server;
+
+	if (o->state_dir != NULL && (xsnprintf(c->state_dir,
+	    sizeof(c->state_dir), "%s", o->state_dir) == -1 ||
+	    xsnprintf(c->idmap.lock_dir, sizeof(c->idmap.lock_dir), "%s/uids",
+	    o->state_dir) == -1))
+		return -1;
+	if (o->audit_socket != NULL && xsnprintf(sc->audit_socket,
+	    sizeof(sc->audit_socket), "%s", o->audit_socket) == -1)
+		return -1;
+	if (o->netguard_socket != NULL && xsnprintf(sc->netguard_socket,
+	    sizeof(sc->netguard_socket), "%s", o->netguard_socket) == -1)
+		return -1;
+	return 0;
+}
+
+static int
+policy_load(const struct server_opts *o, struct server_policy *p)
+{
+	char	 err[PATH_MAX + 256], prof[PROFILE_NAME_MAX + 16];
+
+	memset(p, 0, sizeof(*p));
+	if (mcpexec_conf_load(o->rules_dir, &p->conf) == -1)
+		return -1;
+	if (apply_opts(o, &p->conf) == -1) {
+		fprintf(stderr, "mcp-exec: a path given on the command line is "
+		    "too long\n");
+		return -1;
+	}
+	/* Not found: left empty, and preflight_check says where it looked. */
+	(void)preflight_driver(&p->conf, err, sizeof(err));
+	if (profile_load(o->rules_dir, o->profile ? o->profile :
+	    p->conf.default_profile, &p->profile) == -1 ||
+	    (p->patterns = patterns_load(o->rules_dir)) == NULL ||
+	    (p->commands = commands_load(o->rules_dir)) == NULL ||
+	    (p->principals = principals_load(o->rules_dir)) == NULL) {
+		policy_free(p);
+		return -1;
+	}
+	p->files = json_array();
+	snprintf(prof, sizeof(prof), "profiles/%s.yaml", p->profile.name);
+	policy_file(p->files, o->rules_dir, MCPEXEC_CONFIG);
+	policy_file(p->files, o->rules_dir, prof);
+	policy_file(p->files, o->rules_dir, PATTERNS_FILE);
+	policy_file(p->files, o->rules_dir, COMMANDS_FILE);
+	policy_file(p->files, o->rules_dir, PRINCIPALS_FILE);
+	return 0;
+}
+
+static void
+audit_load(struct server *srv, json_t *files, const char *error)
+{
+	json_t	*ev;
+
+	ev = json_pack("{s:s, s:s, s:o, s:b}", "event", "policy_load",
+	    "program", "mcp-exec", "files", files ? json_incref(files) :
+	    json_array(), "ok", error == NULL);
+	if (ev != NULL && error != NULL)
+		json_object_set_new(ev, "error", json_string(error));
+	server_audit(srv, ev);
+}
+
+/* Moves p into srv, handing srv's previous rules back in p. */
+static void
+policy_swap(struct server *srv, struct server_policy *p)
+{
+	struct server_policy	 old;
+
+	old.conf = srv->conf;
+	profile_copy(&old.profile, &srv->profile);
+	old.patterns = srv->patterns;
+	old.commands = srv->commands;
+	old.principals = srv->principals;
+	old.files = srv->policy_files;
+	srv->conf = p->conf;
+	profile_copy(&srv->profile, &p->profile);
+	srv->patterns = p->patterns;
+	srv->commands = p->commands;
+	srv->principals = p->principals;
+	srv->policy_files = p->files;
+	p->conf = old.conf;
+	profile_copy(&p->profile, &old.profile);
+	p->patterns = old.patterns;
+	p->commands = old.commands;
+	p->principals = old.principals;
+	p->files = old.files;
+}
+
+int
+server_load(struct server *srv)
+{
+	struct server_policy	 p;
+
+	if (policy_load(&srv->opts, &p) == -1)
+		return -1;
+	policy_swap(srv, &p);
+	return 0;
+}
+
+/*
+ * What a reload cannot change in a running server: kept as it is, with
+ * a warning when the rules now say otherwise.
+ */
+static void
+keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
+{
+#define KEEP(field, what) do {						\
+	if (memcmp(&run->field, &new->field, sizeof(run->field)) != 0)	\
+		log_warnx("reload: %s changes at the next start", what);\
+	memcpy(&new->field, &run->field, sizeof(run->field));		\
+} while (0)
+	KEEP(state_dir, "state_dir");
+	KEEP(idmap, "uids");
+	KEEP(cgroup, "cgroup");
+	KEEP(server.audit_socket, "server.audit_socket");
+	KEEP(server.netguard_socket, "server.netguard_socket");
+	KEEP(server.driver_dir, "server.driver_dir");
+	KEEP(server.local_principal, "server.local_principal");
+	KEEP(server.max_message_bytes, "server.max_message_bytes");
+	KEEP(server.reap_interval_s, "server.sessions.reap_interval_s");
+#undef KEEP
+}
+
+int
+server_reload(struct server *srv)
+{
+	struct server_policy	 p;
+	const char		*why = NULL;
+
+	log_info("SIGHUP: reloading %s", srv->opts.rules_dir);
+	if (policy_load(&srv->opts, &p) == -1)
+		why = "the rules do not load (mcp-exec's log names each error "
+		    "as file:line:column)";
+	else if (preflight_check(&p.conf, &p.profile, 0) > 0)
+		why = "the rules name paths that are not usable (see mcp-exec's "
+		    "log)";
+	else if (srv->tokens_required && principals_count(p.principals) == 0)
+		why = "principals.yaml lists no bearer tokens, and this server "
+		    "listens beyond loopback";
+	if (why != NULL) {
+		log_warnx("reload refused, the running rules stay: %s", why);
+		audit_load(srv, p.files, why);
+		policy_free(&p);
+		return -1;
+	}
+	keep_running(&srv->conf, &p.conf);
+	policy_swap(srv, &p);
+	policy_free(&p);
+	audit_load(srv, srv->policy_files, NULL);
+	log_info("reloaded: profile %s, %zu pattern rules, %zu commands, %zu "
+	    "bearer tokens", srv->profile.name, patterns_count(srv->patterns),
+	    commands_count(srv->commands), principals_count(srv->principals));
+	return 0;
+}
+
+void
+server_unload(struct server *srv)
+{
+	struct server_policy	 p;
+
+	memset(&p, 0, sizeof(p));
+	policy_swap(srv, &p);
+	policy_free(&p);
+}
+
+void
+server_audit_loaded(struct server *srv)
+{
+	audit_load(srv, srv->policy_files, NULL);
+}

@@ -1,0 +1,85 @@
+/*
+ * mcp-exec's settings (rules/mcp-exec.yaml) and sandbox profiles
+ * (rules/profiles/NAME.yaml): parsed whole and validated before use;
+ * errors name file:line:column.
+ */
+#ifndef STOCKADE_PROFILE_H
+#define STOCKADE_PROFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "hash.h"
+#include "sandbox/artifacts.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/stage.h"
+
+#define PROFILE_NAME_MAX	64
+#define MCPEXEC_CONFIG		"mcp-exec.yaml"
+
+#define PRINCIPAL_MAX		256
+/*
+ * The most server.max_code_bytes may be: what the pattern scanner scans
+ * whole (tools/patterns.h checks that its limit is at least this).
+ */
+#define CODE_BYTES_MAX		(1024 * 1024)
+#define ORIGINS_MAX		16	/* server.allowed_origins (HTTP) */
+#define ORIGIN_MAX		256
+
+/* The MCP server's own settings (the `server:` section). */
+struct server_conf {
+	char		local_principal[PRINCIPAL_MAX];	/* stdio's caller */
+	size_t		max_message_bytes;
+	char		audit_socket[PATH_MAX];
+	int		audit_required;
+	/* netguard's control socket, for profiles that name a policy. */
+	char		netguard_socket[PATH_MAX];
+	char		driver_dir[PATH_MAX];
+	size_t		inline_image_max;
+	unsigned	idle_timeout_s;
+	unsigned	reap_interval_s;
+	unsigned	max_sessions;
+	unsigned	max_sessions_per_principal;
+	size_t		max_code_bytes;
+	/* --http: browser Origins accepted besides the loopback ones. */
+	char		allowed_origins[ORIGINS_MAX][ORIGIN_MAX];
+	unsigned	norigins;
+};
+
+struct mcpexec_conf {
+	char			path[PATH_MAX];
+	char			state_dir[PATH_MAX];
+	char			default_profile[PROFILE_NAME_MAX];
+	struct idmap_conf	idmap;
+	struct cgroup_conf	cgroup;
+	struct server_conf	server;
+};
+
+struct profile {
+	char			name[PROFILE_NAME_MAX];
+	char			path[PATH_MAX];
+	struct sandbox_limits	limits;
+	unsigned		timeout_default_ms;
+	unsigned		timeout_max_ms;
+	size_t			stdout_max;
+	size_t			stderr_max;
+	char			input_roots[STAGE_ROOTS_MAX][PATH_MAX];
+	struct input_rules	inputs;		/* roots point into input_roots */
+	char			artifact_dir[PATH_MAX];	/* under /workspace */
+	struct artifact_rules	artifacts;
+	enum net_level		net;
+	char			network[PROFILE_NAME_MAX];
+	int			netguard;	/* network is netguard's policy */
+	char			hostname[PROFILE_NAME_MAX];
+	int			landlock_required;
+};
+
+/* rules_dir/mcp-exec.yaml (built-in defaults when absent). */
+int	mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *);
+/* rules_dir/profiles/NAME.yaml; prints errors, returns -1 when invalid. */
+int	profile_load(const char *rules_dir, const char *name, struct profile *);
+int	profile_name_ok(const char *);
+/* A copy that stands alone (inputs.roots point into its own strings). */
+void	profile_copy(struct profile *dst, const struct profile *src);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * The MCP server's shared state, as every layer from sessions up sees it:
+ * settings, the default profile, the compiled seccomp filter, the audit
+ * connection, the live sessions and what they publish (counters, the live
+ * list).  The rules of the layers above (pattern rules, the command
+ * allowlist, bearer tokens) are held here as opaque pointers, loaded and
+ * swapped by reload.c.  One event loop thread owns all of it.
+ */
+#ifndef STOCKADE_SERVER_H
+#define STOCKADE_SERVER_H
+
+#include <sys/queue.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "audit_link.h"
+#include "counters.h"
+#include "profile.h"
+#include "sandbox/seccomp_filter.h"
+
+#define SERVER_NAME		"stockade-mcp-exec"
+
+struct session;
+struct patterns;
+struct commands;
+struct principals;
+LIST_HEAD(session_list, session);
+
+/* What the command line says; it wins over the rules on every load. */
+struct server_opts {
+	const char		*rules_dir;
+	const char		*profile;	/* NULL: default_profile */
+	const char		*state_dir;	/* NULL: the rules' */
+	const char		*audit_socket;
+	const char		*netguard_socket;
+};
+
+struct server {
+	struct event_base	*base;
+	struct server_opts	 opts;
+	/* The policy in force (reload.c swaps it whole on a reload). */
+	struct mcpexec_conf	 conf;
+	struct profile		 profile;	/* new sessions' profile */
+	struct patterns		*patterns;
+	struct commands		*commands;	/* run_command's allowlist */
+	struct principals	*principals;	/* HTTP bearer tokens */
+	json_t			*policy_files;	/* what was loaded, hashed */
+	int			 tokens_required; /* HTTP beyond loopback */
+	struct seccomp_prog	 seccomp;
+	struct audit_link	 audit;
+	char			**caller_argv;	/* wiped inside sandboxes */
+	struct session_list	 sessions;
+	unsigned		 nsessions;
+	struct event		*reaper;
+	int			 stopping;
+	/* What sessions and tools publish for ops/ to read. */
+	struct counters		 counters;
+	json_t			*live;		/* sessions_describe at the
+						   last change */
+	void			(*published)(struct server *);	/* then */
+};
+
+/* Events through the server's audit link (lib/audit_link.h). */
+#define server_audit(srv, ev)	audit_link_send(&(srv)->audit, (ev))
+#define server_audit_sync(srv, ev, done, arg, err, errlen) \
+	audit_link_sync(&(srv)->audit, (ev), (done), (arg), (err), (errlen))
+/* 1 when code may run only if audited. */
+#define server_audit_required(srv)	((srv)->conf.server.audit_required)
+
+#endif

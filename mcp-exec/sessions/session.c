@@ -1,0 +1,660 @@
+/*
+ * Sessions and their calls.  The driver runs the caller's code in its own
+ * process, so everything it says on the control socket, and everything
+ * on the output pipes, is untrusted: messages are size-capped and checked,
+ * output is bounded, and the wall clock does not depend on the driver's
+ * cooperation.  session_artifacts.c is the same concern, split for length.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame.h"
+#include "log.h"
+#include "network.h"
+#include "sandbox/capture.h"
+#include "sandbox/stage.h"
+#include "session.h"
+#include "session_int.h"
+#include "util.h"
+
+#define READ_CHUNK		65536
+#define SESSION_CPU_SECONDS	3600	/* the driver process, over its life */
+#define CTL_SEND_TIMEOUT_S	2	/* sending code to an idle driver */
+
+static const char *const driver_argv[] = {
+	"/usr/bin/python3", "-I", "-X", "utf8",
+	SANDBOX_DRIVER_DIR "/driver.py", NULL
+};
+
+enum call_phase {
+	CALL_RUNNING,
+	CALL_INTERRUPTING,	/* SIGINT sent, grace running */
+	CALL_DRAINING,		/* the driver is done; reading what is left */
+};
+
+struct call {
+	struct session		*s;
+	struct call_hooks	 hooks;
+	enum call_phase		 phase;
+	uint64_t		 exec_id;
+	int			 fd[2];		/* stdout, stderr read ends */
+	struct event		*ev[2];
+	struct capture		 cap[2];
+	struct event		*timer;
+	uint64_t		 t0;
+	int			 done;		/* the driver reported */
+	int			 exit_code;
+	int			 timed_out, cancelled, killed;
+};
+
+
+static void	call_finish(struct call *);
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+new_session_id(char out[SESSION_ID_MAX])
+{
+	uint8_t	 rnd[16];
+	char	 hex[33];
+
+	/* 128 random bits: unguessable, so ids cannot be probed. */
+	if (getentropy(rnd, sizeof(rnd)) == -1)
+		fatal("getentropy");
+	hex_encode(rnd, sizeof(rnd), hex);
+	snprintf(out, SESSION_ID_MAX, "sess_%s", hex);
+}
+
+static int
+set_nonblock(int fd)
+{
+	int	 fl;
+
+	return (fl = fcntl(fd, F_GETFL)) == -1 ? -1 :
+	    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* The kernel's OOM killer struck in the sandbox: each kill counted once. */
+static void
+count_oom(struct session *s)
+{
+	uint64_t	 n;
+
+	if (s->sb.cg != NULL && (n = cgroup_oom_kills(s->sb.cg)) >
+	    s->oom_counted) {
+		counters_oom_kills(&s->srv->counters, n - s->oom_counted);
+		s->oom_counted = n;
+	}
+}
+
+static unsigned
+principal_sessions(struct server *srv, const char *principal)
+{
+	struct session	*s;
+	unsigned	 n = 0;
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		n += strcmp(s->principal, principal) == 0;
+	return n;
+}
+
+/* Reads one frame from the driver within timeout_ms (blocking). */
+static json_t *
+driver_read(struct session *s, int timeout_ms)
+{
+	struct pollfd	 pfd = { s->ctl, POLLIN, 0 };
+	char		 err[128];
+	json_t		*msg = NULL;
+
+	if (poll(&pfd, 1, timeout_ms) == 1 && frame_recv(s->ctl,
+	    DRIVER_MSG_MAX, &msg, NULL, NULL, err, sizeof(err)) == 1)
+		return msg;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ sessions */
+
+/*
+ * The live list changed: it is what ops/ (status, metrics) reads of the
+ * sessions, so they never look into the table themselves.
+ */
+static void
+sessions_publish(struct server *srv)
+{
+	json_decref(srv->live);
+	srv->live = sessions_describe(srv);
+	if (srv->published != NULL)
+		srv->published(srv);
+}
+
+static void ctl_cb(evutil_socket_t, short, void *);
+
+struct session *
+session_create(struct server *srv, const char *principal, char *err,
+    size_t errlen)
+{
+	const struct server_conf	*sc = &srv->conf.server;
+	struct session			*s;
+	json_t				*ready;
+	char				 ws[PATH_MAX];
+	int				 sv[2] = { -1, -1 }, null = -1;
+	struct timeval			 tv = { CTL_SEND_TIMEOUT_S, 0 };
+
+	if (srv->nsessions >= sc->max_sessions ||
+	    principal_sessions(srv, principal) >= sc->max_sessions_per_principal) {
+		snprintf(err, errlen, "session limit reached (%u in all, %u per "
+		    "principal)", sc->max_sessions,
+		    sc->max_sessions_per_principal);
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->srv = srv;
+	s->ctl = s->wsfd = -1;
+	new_session_id(s->id);
+	snprintf(s->principal, sizeof(s->principal), "%s", principal);
+	profile_copy(&s->prof, &srv->profile);
+	s->limits = s->prof.limits;
+	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
+	s->seen = json_object();
+	sandbox_new_id(s->spec.id);
+	if (xsnprintf(s->spec.dir, sizeof(s->spec.dir), "%s/sandboxes/%s",
+	    srv->conf.state_dir, s->spec.id) == -1 ||
+	    xsnprintf(s->store, sizeof(s->store), "%s/artifacts",
+	    s->spec.dir) == -1) {
+		snprintf(err, errlen, "state_dir too long");
+		goto fail;
+	}
+	s->spec.limits = &s->limits;
+	s->spec.net = s->prof.net;
+	s->spec.hostname = s->prof.hostname;
+	s->spec.landlock_required = s->prof.landlock_required;
+	s->spec.cgroup = &srv->conf.cgroup;
+	s->spec.idmap = &srv->conf.idmap;
+	s->spec.seccomp = &srv->seccomp;
+	s->spec.argv = driver_argv;
+	s->spec.envp = sandbox_env;
+	s->spec.scrub_argv = srv->caller_argv;
+	s->spec.has_inputs = 1;
+	s->spec.driver_dir = sc->driver_dir;
+	network_prepare(&s->net, &s->spec, &s->prof, sc->netguard_socket,
+	    s->id, s->principal);
+	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
+		goto fail;
+	s->started = 1;
+	/* Until a call attaches its pipes, the driver's stdio is /dev/null. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1 ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	s->ctl = sv[0];
+	s->spec.control_fd = sv[1];
+	s->spec.stdout_fd = s->spec.stderr_fd = null;
+	if (sandbox_start(&s->spec, &s->sb, err, errlen) == -1)
+		goto fail;
+	close(sv[1]);
+	sv[1] = -1;
+	close(null);
+	null = -1;
+	if ((ready = driver_read(s, DRIVER_READY_MS)) == NULL ||
+	    strcmp(json_string_value(json_object_get(ready, "op")) ?
+	    json_string_value(json_object_get(ready, "op")) : "", "ready") != 0) {
+		json_decref(ready);
+		snprintf(err, errlen, "the session's Python driver did not start");
+		goto fail;
+	}
+	json_decref(ready);
+	if (set_nonblock(s->ctl) == -1 ||
+	    setsockopt(s->ctl, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
+	    (s->ctl_ev = event_new(srv->base, s->ctl, EV_READ | EV_PERSIST,
+	    ctl_cb, s)) == NULL || event_add(s->ctl_ev, NULL) == -1) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		goto fail;
+	}
+	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
+	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    mkdir_p(s->store, 0700) == -1 || xsnprintf(ws, sizeof(ws),
+	    "%s/.incoming", s->store) == -1 || mkdir(ws, 0700) == -1) {
+		snprintf(err, errlen, "artifact store: %s", strerror(errno));
+		goto fail;
+	}
+	s->last_used = mono_ms();
+	ts_now(s->since);
+	LIST_INSERT_HEAD(&srv->sessions, s, entry);
+	srv->nsessions++;
+	sessions_publish(srv);
+	counters_session_created(&srv->counters);
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
+	    "session_created", "principal", s->principal, "session_id", s->id,
+	    "profile", s->prof.name, "sandbox", s->spec.id, "network",
+	    s->prof.network));
+	return s;
+fail:
+	if (sv[1] != -1)
+		close(sv[1]);
+	if (null != -1)
+		close(null);
+	if (s->ctl != -1)
+		close(s->ctl);
+	if (s->ctl_ev != NULL)
+		event_free(s->ctl_ev);
+	if (s->wsfd != -1)
+		close(s->wsfd);
+	if (s->started)
+		sandbox_destroy(&s->sb);
+	network_detach(&s->net);
+	json_decref(s->seen);
+	free(s);
+	return NULL;
+}
+
+struct session *
+session_find(struct server *srv, const char *id, const char *principal)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		if (strcmp(s->id, id) == 0 && strcmp(s->principal, principal) == 0)
+			return s;
+	return NULL;
+}
+
+const char *
+session_id(const struct session *s)
+{
+	return s->id;
+}
+
+const struct profile *
+session_profile(const struct session *s)
+{
+	return &s->prof;
+}
+
+int
+session_busy(const struct session *s)
+{
+	return s->call != NULL || s->held;
+}
+
+void
+session_hold(struct session *s, int on)
+{
+	s->held = on;
+	s->last_used = mono_ms();
+}
+
+int
+session_stage(struct session *s, const char *path, char *name, size_t namelen,
+    char *err, size_t errlen)
+{
+	char	 dir[PATH_MAX];
+	int	 fd, rv;
+
+	if (s->prof.inputs.nroots == 0) {
+		snprintf(err, errlen, "profile %s allows no input files (no "
+		    "inputs.roots)", s->prof.name);
+		return -1;
+	}
+	if (xsnprintf(dir, sizeof(dir), "%s/inputs", s->spec.dir) == -1 ||
+	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "inputs: %s", strerror(errno));
+		return -1;
+	}
+	rv = stage_input(&s->prof.inputs, &s->staged, path, fd, name,
+	    namelen, err, errlen);
+	close(fd);
+	return rv;
+}
+
+void
+session_close(struct session *s, const char *reason)
+{
+	struct server	*srv = s->srv;
+
+	if (s->call != NULL) {
+		s->call->killed = 1;
+		call_finish(s->call);
+	}
+	LIST_REMOVE(s, entry);
+	srv->nsessions--;
+	sessions_publish(srv);
+	count_oom(s);
+	counters_session_closed(&srv->counters, reason);
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
+	    strcmp(reason, "expired") == 0 ? "session_expired" :
+	    "session_closed", "principal", s->principal, "session_id", s->id,
+	    "reason", reason));
+	event_free(s->ctl_ev);
+	close(s->ctl);
+	close(s->wsfd);
+	sandbox_destroy(&s->sb);		/* the artifacts store with it */
+	network_detach(&s->net);		/* nothing runs there any more */
+	json_decref(s->seen);
+	free(s);
+}
+
+void
+sessions_close_all(struct server *srv, const char *reason)
+{
+	while (!LIST_EMPTY(&srv->sessions))
+		session_close(LIST_FIRST(&srv->sessions), reason);
+}
+
+void
+sessions_reap(struct server *srv)
+{
+	struct session	*s, *next;
+	uint64_t	 idle = (uint64_t)srv->conf.server.idle_timeout_s * 1000;
+
+	for (s = LIST_FIRST(&srv->sessions); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (!session_busy(s) && mono_ms() - s->last_used >= idle)
+			session_close(s, "expired");
+	}
+}
+
+/* ------------------------------------------------------------ calls */
+
+static void
+call_free(struct call *c)
+{
+	int	 i;
+
+	for (i = 0; i < 2; i++) {
+		if (c->ev[i] != NULL)
+			event_free(c->ev[i]);
+		if (c->fd[i] != -1)
+			close(c->fd[i]);
+		capture_free(&c->cap[i]);
+	}
+	if (c->timer != NULL)
+		event_free(c->timer);
+	free(c);
+}
+
+/* The call is over: answer, free it, and end the session if it was killed. */
+static void
+call_finish(struct call *c)
+{
+	struct session		*s = c->s;
+	struct call_result	 r;
+	json_t			*changed = NULL, *skipped = NULL;
+	size_t			 olen, elen;
+	int			 killed = c->killed;
+
+	memset(&r, 0, sizeof(r));
+	r.session_id = s->id;
+	r.stdout_text = capture_text(&c->cap[0], &olen);
+	r.stderr_text = capture_text(&c->cap[1], &elen);
+	r.stdout_bytes = c->cap[0].total;
+	r.stderr_bytes = c->cap[1].total;
+	r.truncated = capture_truncated(&c->cap[0]) ||
+	    capture_truncated(&c->cap[1]);
+	r.timed_out = c->timed_out;
+	r.cancelled = c->cancelled;
+	r.session_gone = killed;
+	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
+	r.duration_ms = mono_ms() - c->t0;
+	count_oom(s);
+	if (!killed)
+		session_collect_artifacts(s, &changed, &skipped);
+	r.artifacts = changed ? changed : json_array();
+	r.skipped = skipped;
+	s->call = NULL;
+	s->last_used = mono_ms();
+	c->hooks.done(c->hooks.arg, &r);
+	free(r.stdout_text);
+	free(r.stderr_text);
+	json_decref(r.artifacts);
+	json_decref(skipped);
+	call_free(c);
+	if (killed && !s->srv->stopping)
+		session_close(s, "killed after the call could not be stopped");
+}
+
+static void
+call_maybe_finish(struct call *c)
+{
+	if (c->done && c->fd[0] == -1 && c->fd[1] == -1)
+		call_finish(c);
+}
+
+static void
+pipe_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct call	*c = arg;
+	char		 buf[READ_CHUNK];
+	ssize_t		 n;
+	int		 i = (fd == c->fd[0]) ? 0 : 1;
+
+	n = read(fd, buf, sizeof(buf));
+	if (n > 0) {
+		capture_add(&c->cap[i], buf, (size_t)n);
+		if (c->hooks.progress != NULL)
+			c->hooks.progress(c->hooks.arg, i + 1, buf, (size_t)n,
+			    c->cap[i].total);
+		return;
+	}
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	event_free(c->ev[i]);
+	c->ev[i] = NULL;
+	close(c->fd[i]);
+	c->fd[i] = -1;
+	call_maybe_finish(c);
+}
+
+/* SIGINT to the driver: KeyboardInterrupt in the code, if it listens. */
+static void
+call_interrupt(struct call *c)
+{
+	struct timeval	 tv = { CALL_GRACE_MS / 1000,
+			    (CALL_GRACE_MS % 1000) * 1000 };
+	pid_t		 pid;
+
+	c->phase = CALL_INTERRUPTING;
+	if ((pid = sandbox_command_pid(&c->s->sb)) > 0)
+		(void)kill(pid, SIGINT);
+	evtimer_add(c->timer, &tv);
+}
+
+static void
+timer_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct call	*c = arg;
+	int		 i;
+
+	switch (c->phase) {
+	case CALL_RUNNING:
+		c->timed_out = 1;
+		counters_timeout(&c->s->srv->counters);
+		call_interrupt(c);
+		break;
+	case CALL_INTERRUPTING:
+		/* It did not stop: the whole sandbox goes, state and all. */
+		c->killed = 1;
+		sandbox_kill(&c->s->sb);
+		call_finish(c);
+		break;
+	case CALL_DRAINING:
+		/* Background processes keep the pipes: stop waiting. */
+		for (i = 0; i < 2; i++) {
+			if (c->ev[i] != NULL)
+				event_free(c->ev[i]);
+			c->ev[i] = NULL;
+			if (c->fd[i] != -1)
+				close(c->fd[i]);
+			c->fd[i] = -1;
+		}
+		call_finish(c);
+		break;
+	}
+}
+
+void
+call_cancel(struct call *c)
+{
+	if (c->done || c->phase != CALL_RUNNING)
+		return;
+	c->cancelled = 1;
+	call_interrupt(c);
+}
+
+/* A message from the driver: only "done" for the running call counts. */
+static void
+driver_message(struct session *s, json_t *msg)
+{
+	struct call	*c = s->call;
+	const char	*op = json_string_value(json_object_get(msg, "op"));
+	json_t		*code = json_object_get(msg, "exit_code");
+	struct timeval	 tv = { 0, CALL_DRAIN_MS * 1000 };
+
+	if (c == NULL || c->done || op == NULL || strcmp(op, "done") != 0 ||
+	    json_integer_value(json_object_get(msg, "id")) !=
+	    (json_int_t)c->exec_id || !json_is_integer(code))
+		return;
+	c->done = 1;
+	c->exit_code = (int)(json_integer_value(code) & 0xff);
+	if (c->fd[0] == -1 && c->fd[1] == -1) {
+		call_finish(c);
+		return;
+	}
+	c->phase = CALL_DRAINING;
+	evtimer_add(c->timer, &tv);
+}
+
+static void
+ctl_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	char		 err[128];
+	size_t		 len;
+	ssize_t		 n;
+	json_t		*msg;
+
+	n = read(s->ctl, s->ctl_buf + s->ctl_len, sizeof(s->ctl_buf) -
+	    s->ctl_len);
+	if (n == -1 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		/* The driver is gone (killed, exited, OOM): so is the state. */
+		if (s->call != NULL) {
+			s->call->killed = 1;
+			call_finish(s->call);
+		} else
+			session_close(s, "the session's Python process ended");
+		return;
+	}
+	s->ctl_len += (size_t)n;
+	while (s->ctl_len >= FRAME_HDR_LEN) {
+		if (frame_header(s->ctl_buf, DRIVER_MSG_MAX, &len) == -1) {
+			/* Nonsense from the driver: treat as a dead session. */
+			s->ctl_len = 0;
+			if (s->call != NULL)
+				s->call->killed = 1;
+			sandbox_kill(&s->sb);
+			return;
+		}
+		if (s->ctl_len < FRAME_HDR_LEN + len)
+			return;
+		if ((msg = frame_parse(s->ctl_buf + FRAME_HDR_LEN, len, err,
+		    sizeof(err))) != NULL) {
+			driver_message(s, msg);
+			json_decref(msg);
+		}
+		/* A "done" never ends the session, so s is still ours. */
+		memmove(s->ctl_buf, s->ctl_buf + FRAME_HDR_LEN + len,
+		    s->ctl_len - FRAME_HDR_LEN - len);
+		s->ctl_len -= FRAME_HDR_LEN + len;
+	}
+}
+
+struct call *
+session_exec(struct session *s, const char *code, size_t len,
+    unsigned timeout_ms, const struct call_hooks *hooks, char *err,
+    size_t errlen)
+{
+	struct call	*c;
+	struct timeval	 tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	json_t		*msg;
+	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, fds[2], i, r;
+
+	if (s->call != NULL) {
+		snprintf(err, errlen, "the session is running another call");
+		return NULL;
+	}
+	if (pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	msg = json_pack("{s:s, s:I, s:s%}", "op", "exec", "id",
+	    (json_int_t)++s->next_exec, "code", code, len);
+	fds[0] = po[1];
+	fds[1] = pe[1];
+	r = msg ? frame_send(s->ctl, msg, fds, 2) : -1;
+	json_decref(msg);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (r == -1) {
+		snprintf(err, errlen, "the session's Python driver is not "
+		    "listening");
+		goto fail;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->s = s;
+	c->hooks = *hooks;
+	c->exec_id = s->next_exec;
+	c->fd[0] = po[0];
+	c->fd[1] = pe[0];
+	c->t0 = mono_ms();
+	capture_init(&c->cap[0], s->prof.stdout_max);
+	capture_init(&c->cap[1], s->prof.stderr_max);
+	for (i = 0; i < 2; i++) {
+		if (set_nonblock(c->fd[i]) == -1 ||
+		    (c->ev[i] = event_new(s->srv->base, c->fd[i], EV_READ |
+		    EV_PERSIST, pipe_cb, c)) == NULL)
+			fatalx("call events");
+		event_add(c->ev[i], NULL);
+	}
+	if ((c->timer = evtimer_new(s->srv->base, timer_cb, c)) == NULL)
+		fatalx("evtimer_new");
+	evtimer_add(c->timer, &tv);
+	s->call = c;
+	s->last_used = mono_ms();
+	return c;
+fail:
+	for (i = 0; i < 2; i++) {
+		if (po[i] != -1)
+			close(po[i]);
+		if (pe[i] != -1)
+			close(pe[i]);
+	}
+	return NULL;
+}
+
+json_t *
+sessions_describe(struct server *srv)
+{
+	struct session	*s;
+	json_t		*list = json_array();
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, "
+		    "s:s, s:I, s:b}", "session_id", s->id, "principal",
+		    s->principal, "sandbox", s->spec.id, "network",
+		    s->prof.network, "since", s->since, "idle_s",
+		    (json_int_t)((mono_ms() - s->last_used) / 1000), "busy",
+		    session_busy(s)));
+	return list;
+}

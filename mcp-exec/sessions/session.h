@@ -1,0 +1,90 @@
+/*
+ * Sessions: one sandbox each, with one long-lived Python process running
+ * the driver (mcp-exec/driver/driver.py).  A call sends the driver code and
+ * a fresh stdout and stderr; output is read as it comes, the wall clock is
+ * enforced (SIGINT first, then the whole sandbox), and artifacts are
+ * collected when the call ends.  Sessions belong to the principal that
+ * created them; any other principal is told they do not exist.
+ *
+ * Ownership: the server owns sessions; a call belongs to its session and
+ * is freed after its done hook has run.
+ */
+#ifndef STOCKADE_SESSION_H
+#define STOCKADE_SESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+
+#include "server.h"
+
+#define SESSION_ID_MAX		40	/* "sess_" + 32 hex */
+#define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
+#define CALL_DRAIN_MS		500	/* reading after the code is done */
+#define DRIVER_READY_MS		10000	/* the driver's first words */
+#define DRIVER_MSG_MAX		4096	/* a message from the driver */
+
+struct call;
+
+struct call_result {
+	const char	*session_id;
+	char		*stdout_text;	/* owned by the call */
+	char		*stderr_text;
+	uint64_t	 stdout_bytes, stderr_bytes;
+	int		 exit_code;
+	int		 truncated;
+	int		 timed_out;
+	int		 cancelled;
+	int		 session_gone;	/* the sandbox had to be killed */
+	uint64_t	 duration_ms;
+	json_t		*artifacts;	/* new or changed this call (borrowed) */
+	json_t		*skipped;	/* borrowed, may be NULL */
+};
+
+struct call_hooks {
+	/* Output as it arrives (stream 1 or 2); may be NULL. */
+	void	(*progress)(void *arg, int stream, const char *data, size_t len,
+		    uint64_t total);
+	/* Exactly once, when the call is over. */
+	void	(*done)(void *arg, const struct call_result *);
+	void	 *arg;
+};
+
+struct session	*session_create(struct server *, const char *principal,
+		    char *err, size_t errlen);
+/* NULL when unknown, expired or another principal's: the same answer. */
+struct session	*session_find(struct server *, const char *id,
+		    const char *principal);
+const char	*session_id(const struct session *);
+/* The profile the session was made with (borrowed while it lives). */
+const struct profile *session_profile(const struct session *);
+/* Running a call, or held for one about to start. */
+int		 session_busy(const struct session *);
+void		 session_hold(struct session *, int on);
+/* Stages a host file into the session's /inputs. */
+int		 session_stage(struct session *, const char *path, char *name,
+		    size_t namelen, char *err, size_t errlen);
+/* Starts code; hooks->done runs later (never before this returns). */
+struct call	*session_exec(struct session *, const char *code, size_t len,
+		    unsigned timeout_ms, const struct call_hooks *, char *err,
+		    size_t errlen);
+/* Stops a running call as a timeout would, marking it cancelled. */
+void		 call_cancel(struct call *);
+/* Ends a session: audits why, kills its sandbox, frees everything. */
+void		 session_close(struct session *, const char *reason);
+void		 sessions_close_all(struct server *, const char *reason);
+/*
+ * The live sessions (new reference): what srv->live holds after each
+ * change, for `stockade status` and /metrics.
+ */
+json_t		*sessions_describe(struct server *);
+/* Closes sessions idle longer than the configured timeout. */
+void		 sessions_reap(struct server *);
+/* The principal's artifacts as MCP resources (new reference). */
+json_t		*session_resources(struct server *, const char *principal);
+/* An artifact of a session the principal owns, read whole (caller frees). */
+int		 session_artifact(struct server *, const char *principal,
+		    const char *id, const char *name, char **data, size_t *len,
+		    const char **mime);
+
+#endif

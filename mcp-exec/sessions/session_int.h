@@ -1,0 +1,59 @@
+/*
+ * Private to session.c and session_artifacts.c: a session's state.  The
+ * event loop thread owns it; everything else goes through session.h.
+ */
+#ifndef STOCKADE_SESSION_INT_H
+#define STOCKADE_SESSION_INT_H
+
+#include <sys/queue.h>
+
+#include <limits.h>
+#include <stdint.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "frame.h"
+#include "network.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/stage.h"
+#include "server.h"
+#include "session.h"
+#include "util.h"
+
+struct call;
+
+struct session {
+	LIST_ENTRY(session)	 entry;
+	struct server		*srv;
+	char			 id[SESSION_ID_MAX];
+	char			 principal[PRINCIPAL_MAX];
+	struct profile		 prof;		/* as it was when made: a
+						   reload leaves it alone */
+	struct sandbox_spec	 spec;
+	struct sandbox_limits	 limits;
+	struct sandbox		 sb;
+	int			 started;
+	int			 ctl;		/* control socket, our end */
+	struct event		*ctl_ev;
+	int			 wsfd;		/* O_PATH: its /workspace */
+	uint8_t			 ctl_buf[DRIVER_MSG_MAX + FRAME_HDR_LEN];
+	size_t			 ctl_len;
+	struct call		*call;
+	int			 held;		/* a call is about to start */
+	uint64_t		 next_exec;
+	uint64_t		 last_used;	/* mono ms */
+	char			 since[TS_LEN + 1];	/* created */
+	struct stage		 staged;
+	json_t			*seen;		/* artifact name -> {sha256, mime} */
+	char			 store[PATH_MAX];	/* artifacts kept: in the
+						   sandbox's directory */
+	struct net_link		 net;		/* netguard's policy, if any */
+	uint64_t		 oom_counted;	/* kills in the metrics already */
+};
+
+/* What the last call left in the workspace that is new or changed. */
+void	session_collect_artifacts(struct session *, json_t **changed,
+	    json_t **skipped);
+
+#endif

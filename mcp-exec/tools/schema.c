@@ -1,0 +1,113 @@
+/*
+ * The tools as tools/list shows them: input and output schemas and
+ * annotations.  tools.c checks each call's arguments itself; keep the
+ * two in step when a tool changes.
+ */
+#include "commands.h"
+#include "sessions/server.h"
+#include "tools.h"
+
+static json_t *
+artifact_schema(void)
+{
+	return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}}, s:[s,s,s,s,s]}", "type", "object", "properties",
+	    "name", "type", "string", "uri", "type", "string", "mime", "type",
+	    "string", "size", "type", "integer", "sha256", "type", "string",
+	    "required", "name", "uri", "mime", "size", "sha256");
+}
+
+static json_t *
+result_schema(void)
+{
+	return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}, "
+	    "s:[s,s,s,s,s,s,s,s]}", "type", "object", "properties",
+	    "session_id", "type", "string", "stdout", "type", "string",
+	    "stderr", "type", "string", "exit_code", "type", "integer",
+	    "truncated", "type", "boolean", "timed_out", "type", "boolean",
+	    "duration_ms", "type", "integer", "stdout_bytes", "type",
+	    "integer", "stderr_bytes", "type", "integer", "artifacts", "type",
+	    "array", "items", artifact_schema(), "required", "stdout", "stderr",
+	    "exit_code", "truncated", "timed_out", "duration_ms", "artifacts",
+	    "stdout_bytes");
+}
+
+static json_t *
+annotations(int destructive, int idempotent)
+{
+	return json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 0,
+	    "destructiveHint", destructive, "idempotentHint", idempotent,
+	    "openWorldHint", 0);
+}
+
+static json_t *
+execute_python_tool(struct server *srv)
+{
+	const struct profile	*p = &srv->profile;
+	json_t			*props;
+
+	props = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:i, s:i, s:i}, "
+	    "s:{s:s, s:s}, s:{s:s, s:{s:s}, s:i, s:s}}",
+	    "code", "type", "string", "description", "Python source to run",
+	    "maxLength", (json_int_t)srv->conf.server.max_code_bytes,
+	    "timeout_ms", "type", "integer", "description", "wall clock limit "
+	    "in milliseconds", "minimum", 1, "maximum", (int)p->timeout_max_ms,
+	    "default", (int)p->timeout_default_ms,
+	    "session_id", "type", "string", "description", "a session to "
+	    "resume, from an earlier result",
+	    "files", "type", "array", "items", "type", "string", "maxItems",
+	    TOOL_FILES_MAX, "description", "host files (beneath the profile's "
+	    "input roots) to copy to /inputs, read-only");
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
+	    "name", "execute_python", "title", "Run Python in a sandbox",
+	    "description", "Runs Python 3 code (numpy, pandas and matplotlib "
+	    "available) in a sandbox with no network. Pass the returned "
+	    "session_id to keep variables, imports and /workspace files across "
+	    "calls. Files written to /workspace come back as artifacts.",
+	    "inputSchema", "type", "object", "properties", props, "required",
+	    "code", "additionalProperties", 0,
+	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
+}
+
+static json_t *
+close_session_tool(void)
+{
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s], s:b}, "
+	    "s:o}", "name", "close_session", "title", "End a sandbox session",
+	    "description", "Ends a session: its sandbox, variables, files and "
+	    "artifacts are gone.",
+	    "inputSchema", "type", "object", "properties", "session_id",
+	    "type", "string", "required", "session_id",
+	    "additionalProperties", 0, "annotations", annotations(1, 1));
+}
+
+static json_t *
+run_command_tool(struct server *srv)
+{
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
+	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}}, "
+	    "s:[s], s:b}, s:o, s:o}",
+	    "name", "run_command", "title", "Run an allowlisted command",
+	    "description", "Runs one command from the operator's allowlist, "
+	    "without a shell, in a fresh sandbox with no network. Arguments "
+	    "must match the command's rules.",
+	    "inputSchema", "type", "object", "properties", "command", "type",
+	    "string", "enum", commands_names(srv->commands), "args", "type",
+	    "array", "items", "type", "string", "maxItems", COMMAND_ARGS_MAX,
+	    "files", "type", "array", "items", "type", "string", "maxItems",
+	    TOOL_FILES_MAX, "timeout_ms", "type", "integer", "minimum", 1,
+	    "required", "command", "additionalProperties", 0,
+	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
+}
+
+json_t *
+tools_list(struct server *srv)
+{
+	json_t	*list = json_pack("[o, o]", execute_python_tool(srv),
+		    close_session_tool());
+
+	if (commands_count(srv->commands) > 0)
+		json_array_append_new(list, run_command_tool(srv));
+	return list;
+}

@@ -1,0 +1,762 @@
+/*
+ * Tool calls.  Arguments come from an AI agent and are checked twice: for
+ * shape against the tool's input schema (JSON-RPC error naming the field)
+ * and for value against the profile and the pattern rules (a tool error,
+ * audited).  Nothing runs unless its execution_started event is on disk
+ * (when audit is required).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "hash.h"
+#include "log.h"
+#include "patterns.h"
+#include "sessions/session.h"
+#include "tools.h"
+#include "utf8.h"
+#include "util.h"
+
+#define ERR_MAX		512
+
+/* One execute_python call on its way. */
+struct pycall {
+	struct tool_req	*rq;
+	struct server	*srv;
+	struct call	*call;
+	char		 sid[SESSION_ID_MAX];
+	char		*code;		/* until it runs */
+	size_t		 code_len;
+	json_t		*progress_token;
+	uint64_t	 progress;
+	char		 principal[PRINCIPAL_MAX];
+	char		 code_hash[7 + SHA256_HEX + 1];
+	size_t		 code_size;
+	unsigned	 timeout_ms;
+	json_t		*hits;
+	const char	*tool;		/* execute_python or run_command */
+	const struct profile *prof;	/* the session's: it outlives the call */
+	json_t		*argv;		/* run_command's, for the audit */
+	int		 oneshot;	/* close the session afterwards */
+};
+
+/* ------------------------------------------------------------ requests */
+
+void
+tool_result(struct tool_req *rq, json_t *result)
+{
+	/* A reply that could not be built is still a reply. */
+	if (result == NULL) {
+		log_warnx("a tool result could not be encoded");
+		rq->port->fault(rq, TOOL_INTERNAL, "internal error");
+		return;
+	}
+	rq->port->result(rq, result);
+}
+
+void
+tool_fault(struct tool_req *rq, enum tool_fault f, const char *fmt, ...)
+{
+	char	 text[TOOL_FAULT_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rq->port->fault(rq, f, text);
+}
+
+void
+tool_drop(struct tool_req *rq)
+{
+	rq->port->drop(rq);
+}
+
+void
+tool_notify(struct tool_req *rq, const char *method, json_t *params)
+{
+	rq->port->notify(rq, method, params);
+}
+
+void
+tool_log(struct tool_req *rq, const char *level, json_t *data)
+{
+	rq->port->log(rq, level, data);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+tool_error(struct tool_req *rq, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A tool-level failure: a result with isError, not a protocol error. */
+static void
+tool_error(struct tool_req *rq, const char *fmt, ...)
+{
+	char	 text[ERR_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+	    "text", "text", text, "isError", 1));
+}
+
+/* Unknown argument names are schema errors: usually a client's typo. */
+static int
+check_args(struct tool_req *rq, const json_t *args,
+    const char *const allowed[])
+{
+	const char	*key;
+	json_t		*v;
+	size_t		 i;
+
+	json_object_foreach((json_t *)args, key, v) {
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.%.64s: "
+			    "unknown argument", key);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void
+refuse(struct server *srv, const char *principal, const char *tool,
+    const char *reason, const char *rule)
+{
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
+	    "call_refused", "principal", principal, "reason", reason, "tool",
+	    tool, "rule_id", rule));
+	counters_call(&srv->counters, tool, COUNT_REFUSED);
+}
+
+/* ------------------------------------------------------------ results */
+
+static json_t *
+inline_images(struct pycall *pc, const char *sid, json_t *content,
+    const json_t *artifacts)
+{
+	const json_t	*a;
+	const char	*mime, *name;
+	char		*data, *b64;
+	size_t		 i, len;
+
+	json_array_foreach(artifacts, i, a) {
+		mime = json_string_value(json_object_get(a, "mime"));
+		name = json_string_value(json_object_get(a, "name"));
+		json_array_append_new(content, json_pack("{s:s, s:O, s:O, s:O, "
+		    "s:O}", "type", "resource_link", "uri", json_object_get(a,
+		    "uri"), "name", json_object_get(a, "name"), "mimeType",
+		    json_object_get(a, "mime"), "size", json_object_get(a,
+		    "size")));
+		/* Small images inline too; big ones only by link. */
+		if (mime == NULL || strncmp(mime, "image/", 6) != 0 ||
+		    strcmp(mime, "image/svg+xml") == 0 ||
+		    json_integer_value(json_object_get(a, "size")) >
+		    (json_int_t)pc->srv->conf.server.inline_image_max ||
+		    session_artifact(pc->srv, pc->principal, sid, name, &data,
+		    &len, &mime) == -1)
+			continue;
+		b64 = xmalloc(BASE64_LEN(len));
+		base64_encode((const uint8_t *)data, len, b64);
+		json_array_append_new(content, json_pack("{s:s, s:s, s:s}",
+		    "type", "image", "data", b64, "mimeType", mime));
+		free(b64);
+		free(data);
+	}
+	return content;
+}
+
+static void
+audit_execution(struct pycall *pc, const struct call_result *r)
+{
+	const struct profile	*p = pc->prof;
+	json_t			*names = json_array(), *a, *ev;
+	size_t			 i;
+
+	json_array_foreach(r->artifacts, i, a)
+		json_array_append_new(names, json_pack("{s:O, s:O, s:O, s:O}",
+		    "name", json_object_get(a, "name"), "sha256",
+		    json_object_get(a, "sha256"), "size", json_object_get(a,
+		    "size"), "mime", json_object_get(a, "mime")));
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, "
+	    "s:{s:s, s:s}, s:{s:f, s:I, s:i, s:i}, s:s, s:i, s:I, s:I, s:I, "
+	    "s:o, s:s, s:O, s:s, s:b, s:b, s:b}",
+	    "event", "code_execution", "principal", pc->principal,
+	    "session_id", r->session_id, "code_hash", pc->code_hash,
+	    "code_size", (json_int_t)pc->code_size,
+	    "sandbox", "runtime", "namespaces", "image", "host-usr",
+	    "limits", "cpu", p->limits.cpu_millis / 1000.0, "mem_mb",
+	    (json_int_t)(p->limits.memory >> 20), "pids", (int)p->limits.pids,
+	    "timeout_ms", (int)pc->timeout_ms, "network", p->network,
+	    "exit_code", r->exit_code, "duration_ms", (json_int_t)r->duration_ms,
+	    "stdout_bytes", (json_int_t)r->stdout_bytes, "stderr_bytes",
+	    (json_int_t)r->stderr_bytes, "artifacts", names, "decision",
+	    "allow", "pattern_hits", pc->hits, "profile", p->name, "timed_out",
+	    r->timed_out, "cancelled", r->cancelled, "session_lost",
+	    r->session_gone);
+	if (ev != NULL) {
+		json_object_set_new(ev, "tool", json_string(pc->tool));
+		if (pc->argv != NULL)
+			json_object_set(ev, "argv", pc->argv);
+	}
+	server_audit(pc->srv, ev);
+}
+
+static void
+pycall_free(struct pycall *pc)
+{
+	free(pc->code);
+	json_decref(pc->progress_token);
+	json_decref(pc->hits);
+	json_decref(pc->argv);
+	free(pc);
+}
+
+struct deferred_close {
+	struct server	*srv;
+	char		 id[SESSION_ID_MAX];
+	char		 principal[PRINCIPAL_MAX];
+};
+
+/* After the call's callbacks are over: a one-shot's session goes. */
+static void
+close_later_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct deferred_close	*d = arg;
+	struct session		*s;
+
+	if ((s = session_find(d->srv, d->id, d->principal)) != NULL)
+		session_close(s, "one command run");
+	free(d);
+}
+
+static void
+close_later(struct pycall *pc, const char *sid)
+{
+	struct deferred_close	*d = xcalloc(1, sizeof(*d));
+	struct timeval		 now = { 0, 0 };
+
+	d->srv = pc->srv;
+	snprintf(d->id, sizeof(d->id), "%s", sid);
+	snprintf(d->principal, sizeof(d->principal), "%s", pc->principal);
+	if (event_base_once(pc->srv->base, -1, EV_TIMEOUT, close_later_cb, d,
+	    &now) == -1)
+		free(d);
+}
+
+static void
+py_done(void *arg, const struct call_result *res)
+{
+	struct pycall		*pc = arg;
+	struct call_result	 r = *res;
+	json_t			*sc, *content, *none = NULL;
+	char			*text;
+
+	counters_call_done(&pc->srv->counters, pc->tool, r.cancelled ||
+	    pc->rq->cancelled ? COUNT_CANCELLED : r.timed_out ?
+	    COUNT_TIMEOUT : r.exit_code != 0 ? COUNT_ERROR : COUNT_OK,
+	    r.duration_ms);
+
+	/* A one-shot command's workspace goes with its sandbox. */
+	if (pc->oneshot) {
+		r.artifacts = none = json_array();
+		close_later(pc, r.session_id);
+	}
+	audit_execution(pc, &r);
+	if (pc->rq->cancelled) {
+		tool_drop(pc->rq);	/* a cancelled request gets no reply */
+		goto out;
+	}
+	sc = json_pack("{s:s, s:s, s:s, s:i, s:b, s:b, s:I, s:I, s:I, s:O}",
+	    "session_id", r.session_id, "stdout", r.stdout_text, "stderr",
+	    r.stderr_text, "exit_code", r.exit_code, "truncated", r.truncated,
+	    "timed_out", r.timed_out, "duration_ms", (json_int_t)r.duration_ms,
+	    "stdout_bytes", (json_int_t)r.stdout_bytes, "stderr_bytes",
+	    (json_int_t)r.stderr_bytes, "artifacts", r.artifacts);
+	if (pc->oneshot)
+		json_object_del(sc, "session_id");
+	text = json_dumps(sc, JSON_COMPACT);
+	content = json_pack("[{s:s, s:s}]", "type", "text", "text", text);
+	free(text);
+	if (r.session_gone && !pc->oneshot)
+		json_array_append_new(content, json_pack("{s:s, s:s}", "type",
+		    "text", "text", "The code did not stop when interrupted, "
+		    "so its sandbox was killed: the session's variables and "
+		    "files are gone. Start a new session."));
+	else
+		content = inline_images(pc, r.session_id, content, r.artifacts);
+	tool_result(pc->rq, json_pack("{s:o, s:o, s:b}", "content", content,
+	    "structuredContent", sc, "isError", r.exit_code != 0 ||
+	    r.timed_out));
+out:
+	json_decref(none);
+	pycall_free(pc);
+}
+
+static void
+py_progress(void *arg, int stream, const char *data, size_t len,
+    uint64_t total)
+{
+	struct pycall	*pc = arg;
+	char		*text;
+	size_t		 tlen;
+
+	pc->progress += len;
+	if (pc->progress_token == NULL || pc->rq->cancelled)
+		return;
+	text = utf8_sanitize(data, len < PROGRESS_TEXT_MAX ? len :
+	    PROGRESS_TEXT_MAX, &tlen);
+	tool_notify(pc->rq, "notifications/progress", json_pack(
+	    "{s:O, s:I, s:s%}", "progressToken", pc->progress_token,
+	    "progress", (json_int_t)pc->progress, "message", text, tlen));
+	free(text);
+}
+
+static void
+py_cancel(struct tool_req *rq)
+{
+	struct pycall	*pc = rq->arg;
+
+	if (pc->call != NULL)
+		call_cancel(pc->call);
+}
+
+/* ------------------------------------------------------------ tools */
+
+/* Checks execute_python's arguments' shapes; -1 after a JSON-RPC error. */
+static int
+python_args(struct tool_req *rq, const json_t *args,
+    const char **code, size_t *len, unsigned *timeout, const char **sid,
+    const json_t **files)
+{
+	static const char *const allowed[] = { "code", "timeout_ms",
+	    "session_id", "files", NULL };
+	const struct server_conf *sc = &rq->srv->conf.server;
+	const json_t	*v;
+	size_t		 i;
+
+	if (check_args(rq, args, allowed) == -1)
+		return -1;
+	if (!json_is_string(v = json_object_get(args, "code"))) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.code: a string "
+		    "is required");
+		return -1;
+	}
+	*code = json_string_value(v);
+	if ((*len = json_string_length(v)) > sc->max_code_bytes) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.code: longer "
+		    "than %zu bytes", sc->max_code_bytes);
+		return -1;
+	}
+	if ((v = json_object_get(args, "timeout_ms")) != NULL &&
+	    (!json_is_integer(v) || json_integer_value(v) < 1)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.timeout_ms: a "
+		    "positive integer");
+		return -1;
+	}
+	/* 0: the profile's default, once the session (and so the profile)
+	 * is known. */
+	*timeout = v ? (unsigned)(json_integer_value(v) > UINT32_MAX ?
+	    UINT32_MAX : json_integer_value(v)) : 0;
+	if ((v = json_object_get(args, "session_id")) != NULL &&
+	    !json_is_string(v)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
+		    "string");
+		return -1;
+	}
+	*sid = json_string_value(v);
+	*files = json_object_get(args, "files");
+	if (*files != NULL && (!json_is_array(*files) ||
+	    json_array_size(*files) > TOOL_FILES_MAX)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files: an array "
+		    "of at most %d paths", TOOL_FILES_MAX);
+		return -1;
+	}
+	json_array_foreach(*files, i, v) {
+		if (!json_is_string(v)) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files[%zu]:"
+			    " a string", i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * execution_started is on disk (or could not be written): the code runs
+ * now, unless the audit is required and failed, the call was cancelled
+ * meanwhile, or the session went away.
+ */
+static void
+py_started(void *arg, int audited, const char *audit_err)
+{
+	struct pycall		*pc = arg;
+	struct server		*srv = pc->srv;
+	struct call_hooks	 hooks;
+	struct session		*s;
+	char			 err[ERR_MAX];
+	enum count_outcome	 outcome = COUNT_ERROR;
+
+	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
+		session_hold(s, 0);
+	if (!audited)
+		tool_log(pc->rq, "error", json_pack("{s:s, s:s}",
+		    "message", server_audit_required(srv) ? "the audit trail is "
+		    "unavailable: no code runs" : "the audit trail is "
+		    "unavailable: code runs unaudited (audit_required: false)",
+		    "error", audit_err));
+	if (!audited && server_audit_required(srv)) {
+		snprintf(err, sizeof(err), "not run: the audit trail is "
+		    "unavailable (%s)", audit_err);
+		outcome = COUNT_REFUSED;
+	} else if (pc->rq->cancelled) {
+		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
+		    "event", "call_refused", "principal", pc->principal,
+		    "reason", "cancelled before it ran", "tool", pc->tool,
+		    "session_id", pc->sid, "code_hash", pc->code_hash));
+		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
+		goto out;
+	} else if (s == NULL || srv->stopping)
+		snprintf(err, sizeof(err), "session not found");
+	else {
+		hooks.progress = py_progress;
+		hooks.done = py_done;
+		hooks.arg = pc;
+		pc->call = session_exec(s, pc->code, pc->code_len,
+		    pc->timeout_ms, &hooks, err, sizeof(err));
+		free(pc->code);
+		pc->code = NULL;
+		if (pc->call != NULL)
+			return;
+	}
+	counters_call(&srv->counters, pc->tool, pc->rq->cancelled ?
+	    COUNT_CANCELLED : outcome);
+	if (!pc->rq->cancelled) {
+		tool_error(pc->rq, "%s", err);
+		goto close;
+	}
+out:
+	tool_drop(pc->rq);	/* cancelled: no answer */
+close:
+	if (pc->oneshot && s != NULL)
+		session_close(s, "not run");
+	pycall_free(pc);
+}
+
+/*
+ * Audits execution_started, to be on disk before the code runs; the call
+ * starts in py_started and is answered from py_done.  Meanwhile the
+ * session is held and the request can be cancelled.  Takes hits and argv.
+ */
+static void
+start_call(struct tool_req *rq, struct session *s,
+    const char *code, size_t len, unsigned timeout, const json_t *token,
+    json_t *hits, const char *tool, json_t *argv, int oneshot)
+{
+	struct server		*srv = rq->srv;
+	struct pycall		*pc;
+	char			 err[ERR_MAX];
+
+	pc = xcalloc(1, sizeof(*pc));
+	pc->srv = srv;
+	pc->hits = hits ? hits : json_array();
+	pc->argv = argv;
+	pc->tool = tool;
+	pc->prof = session_profile(s);
+	pc->oneshot = oneshot;
+	pc->timeout_ms = timeout;
+	pc->code = xmalloc(len + 1);
+	memcpy(pc->code, code, len);
+	pc->code[len] = '\0';
+	pc->code_len = pc->code_size = len;
+	snprintf(pc->sid, sizeof(pc->sid), "%s", session_id(s));
+	snprintf(pc->principal, sizeof(pc->principal), "%s", rq->principal);
+	memcpy(pc->code_hash, "sha256:", 7);
+	sha256_hex(code, len, pc->code_hash + 7);
+	pc->progress_token = token ? json_deep_copy(token) : NULL;
+	pc->rq = rq;
+	rq->cancel = py_cancel;
+	rq->arg = pc;
+	session_hold(s, 1);
+	if (server_audit_sync(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, "
+	    "s:s}", "event", "execution_started", "principal", rq->principal,
+	    "session_id", pc->sid, "code_hash", pc->code_hash, "code_size",
+	    (json_int_t)len, "pattern_hits", pc->hits, "tool", tool), py_started,
+	    pc, err, sizeof(err)) == -1)
+		py_started(pc, 0, err);
+}
+
+static void
+execute_python(struct tool_req *rq, const json_t *args,
+    const json_t *token)
+{
+	struct server		*srv = rq->srv;
+	struct session		*s = NULL;
+	const struct profile	*prof;
+	const json_t		*files, *v;
+	const char		*code, *sid, *rule = NULL;
+	char			 err[ERR_MAX], name[256];
+	unsigned		 timeout;
+	size_t			 len, i;
+	json_t			*hits = NULL, *h;
+	int			 deny;
+
+	if (python_args(rq, args, &code, &len, &timeout, &sid, &files) == -1)
+		return;
+	/* Same answer for unknown, expired and someone else's: no probing. */
+	if (sid != NULL && (s = session_find(srv, sid, rq->principal)) == NULL) {
+		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
+		tool_error(rq, "session not found");
+		return;
+	}
+	/* A session keeps the profile it was made with, across reloads. */
+	prof = s != NULL ? session_profile(s) : &srv->profile;
+	if (timeout == 0)
+		timeout = prof->timeout_default_ms;
+	if (timeout > prof->timeout_max_ms) {
+		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
+		tool_error(rq, "timeout_ms %u is above this profile's maximum "
+		    "of %u", timeout, prof->timeout_max_ms);
+		return;
+	}
+	if (sid != NULL && session_busy(s)) {
+		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
+		tool_error(rq, "the session is running another call");
+		return;
+	}
+	deny = patterns_scan(srv->patterns, code, len, &hits);
+	counters_pattern_hits(&srv->counters, hits);
+	if (deny != 0) {
+		/* A scan that could not finish refuses as surely as a deny. */
+		json_array_foreach(hits, i, h)
+			if (deny == 1 && rule == NULL && strcmp(
+			    json_string_value(json_object_get(h, "action")),
+			    "deny") == 0)
+				rule = json_string_value(json_object_get(h, "id"));
+		if (rule == NULL)
+			rule = "scanner_error";
+		refuse(srv, rq->principal, "execute_python", deny == 1 ?
+		    "pattern rule denies this code" :
+		    "the pattern scan did not finish", rule);
+		tool_error(rq, "refused: %s %s", deny == 1 ? "the code "
+		    "matches rule" : "the pattern scan did not finish:", rule);
+		json_decref(hits);
+		return;
+	}
+	/* Flagged, not denied: the code runs, and the client is told. */
+	json_array_foreach(hits, i, h)
+		tool_log(rq, "warning", json_pack("{s:s, s:O, s:O, s:O}",
+		    "message", "the code matches a flagged pattern (recorded "
+		    "in the audit trail)", "rule", json_object_get(h, "id"),
+		    "severity", json_object_get(h, "severity"), "line",
+		    json_object_get(h, "line")));
+	if (sid == NULL && (s = session_create(srv, rq->principal, err,
+	    sizeof(err))) == NULL) {
+		refuse(srv, rq->principal, "execute_python", err, NULL);
+		tool_error(rq, "%s", err);
+		json_decref(hits);
+		return;
+	}
+	json_array_foreach(files, i, v) {
+		if (session_stage(s, json_string_value(v), name, sizeof(name),
+		    err, sizeof(err)) == -1) {
+			counters_call(&srv->counters, "execute_python",
+			    COUNT_ERROR);
+			tool_error(rq, "%s", err);
+			json_decref(hits);
+			/* A session made for this call only goes with it. */
+			if (sid == NULL)
+				session_close(s, "not run");
+			return;
+		}
+	}
+	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
+	    NULL, 0);
+}
+
+/* The code the driver runs for a command: no shell, argv as given. */
+static char *
+launcher(const char *path, const json_t *args)
+{
+	json_t	*argv = json_pack("[s]", path);
+	char	*list, *code;
+	size_t	 n;
+
+	json_array_extend(argv, (json_t *)args);
+	/* A JSON list of strings is a Python list literal. */
+	list = json_dumps(argv, JSON_COMPACT | JSON_ENSURE_ASCII);
+	json_decref(argv);
+	if (list == NULL)
+		return NULL;
+	n = strlen(list) + 256;
+	code = xmalloc(n);
+	snprintf(code, n, "import subprocess, sys\n"
+	    "r = subprocess.run(%s, stdin=subprocess.DEVNULL)\n"
+	    "sys.exit(128 - r.returncode if r.returncode < 0 else "
+	    "r.returncode)\n", list);
+	free(list);
+	return code;
+}
+
+static void
+run_command(struct tool_req *rq, const json_t *args,
+    const json_t *token)
+{
+	static const char *const allowed[] = { "command", "args", "files",
+	    "timeout_ms", NULL };
+	struct server	*srv = rq->srv;
+	struct session	*s;
+	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
+	const char	*name, *path;
+	char		 err[ERR_MAX], fname[256], *code;
+	json_t		*empty = NULL;
+	unsigned	 timeout = srv->profile.timeout_default_ms;
+	size_t		 i;
+
+	if (check_args(rq, args, allowed) == -1)
+		return;
+	if ((name = json_string_value(json_object_get(args, "command"))) ==
+	    NULL) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.command: a "
+		    "string is required");
+		return;
+	}
+	if (cargs == NULL)
+		cargs = empty = json_array();
+	if (!json_is_array(cargs) || json_array_size(cargs) > COMMAND_ARGS_MAX) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.args: an array "
+		    "of at most %d strings", COMMAND_ARGS_MAX);
+		goto out;
+	}
+	json_array_foreach(cargs, i, v) {
+		if (!json_is_string(v)) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.args[%zu]: "
+			    "a string", i);
+			goto out;
+		}
+	}
+	files = json_object_get(args, "files");
+	if (files != NULL && (!json_is_array(files) ||
+	    json_array_size(files) > TOOL_FILES_MAX)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files: an array "
+		    "of at most %d paths", TOOL_FILES_MAX);
+		goto out;
+	}
+	if ((v = json_object_get(args, "timeout_ms")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.timeout_ms:"
+			    " a positive integer");
+			goto out;
+		}
+		if (json_integer_value(v) > srv->profile.timeout_max_ms) {
+			counters_call(&srv->counters, "run_command",
+			    COUNT_ERROR);
+			tool_error(rq, "timeout_ms is above this profile's "
+			    "maximum of %u", srv->profile.timeout_max_ms);
+			goto out;
+		}
+		timeout = (unsigned)json_integer_value(v);
+	}
+	if ((path = commands_check(srv->commands, name, cargs, err,
+	    sizeof(err))) == NULL) {
+		refuse(srv, rq->principal, "run_command", err, NULL);
+		tool_error(rq, "refused: %s", err);
+		goto out;
+	}
+	if ((s = session_create(srv, rq->principal, err, sizeof(err))) == NULL) {
+		refuse(srv, rq->principal, "run_command", err, NULL);
+		tool_error(rq, "%s", err);
+		goto out;
+	}
+	json_array_foreach(files, i, v) {
+		if (!json_is_string(v) || session_stage(s, json_string_value(v),
+		    fname, sizeof(fname), err, sizeof(err)) == -1) {
+			counters_call(&srv->counters, "run_command",
+			    COUNT_ERROR);
+			tool_error(rq, "%s", json_is_string(v) ? err :
+			    "files: strings only");
+			session_close(s, "not run");
+			goto out;
+		}
+	}
+	if ((code = launcher(path, cargs)) == NULL) {
+		counters_call(&srv->counters, "run_command", COUNT_ERROR);
+		tool_fault(rq, TOOL_INTERNAL, "internal error");
+		session_close(s, "not run");
+		goto out;
+	}
+	start_call(rq, s, code, strlen(code), timeout, token, NULL,
+	    "run_command", json_pack("{s:s, s:O}", "command", name, "args",
+	    cargs), 1);
+	free(code);
+out:
+	json_decref(empty);
+}
+
+static void
+close_session(struct tool_req *rq, const json_t *args)
+{
+	static const char *const allowed[] = { "session_id", NULL };
+	struct session	*s;
+	const char	*sid;
+
+	if (check_args(rq, args, allowed) == -1)
+		return;
+	if ((sid = json_string_value(json_object_get(args, "session_id"))) ==
+	    NULL) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
+		    "string is required");
+		return;
+	}
+	if ((s = session_find(rq->srv, sid, rq->principal)) == NULL) {
+		tool_error(rq, "session not found");
+		return;
+	}
+	session_close(s, "closed by the client");
+	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+	    "text", "text", "session closed", "isError", 0));
+}
+
+void
+tools_call(struct tool_req *rq, const json_t *params)
+{
+	const char	*name = json_string_value(json_object_get(params, "name"));
+	const json_t	*args = json_object_get(params, "arguments");
+	const json_t	*token = json_object_get(json_object_get(params, "_meta"),
+			    "progressToken");
+	json_t		*empty = NULL;
+
+	if (name == NULL) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "params.name: a string is "
+		    "required");
+		return;
+	}
+	if (args != NULL && !json_is_object(args)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "params.arguments: an "
+		    "object");
+		return;
+	}
+	if (args == NULL)
+		args = empty = json_object();
+	if (token != NULL && !json_is_string(token) && !json_is_integer(token))
+		token = NULL;
+	if (strcmp(name, "execute_python") == 0)
+		execute_python(rq, args, token);
+	else if (strcmp(name, "close_session") == 0)
+		close_session(rq, args);
+	else if (strcmp(name, "run_command") == 0 &&
+	    commands_count(rq->srv->commands) > 0)
+		run_command(rq, args, token);
+	else
+		tool_fault(rq, TOOL_BAD_PARAMS, "unknown tool: %.64s", name);
+	json_decref(empty);
+}

@@ -1,0 +1,74 @@
+/*
+ * The tools and resources mcp-exec offers: execute_python, run_command,
+ * close_session, and session artifacts as resources.  Each handler checks
+ * its arguments against the tool's schema (a bad shape is a fault naming
+ * the field) and its values against policy (a refusal is a tool result
+ * with isError).
+ *
+ * Tools know nothing of the protocol above them: a request comes down as
+ * a struct tool_req, and its answer goes back up through the port the
+ * protocol layer (protocol/mcp.c) put in it.  Ownership: the protocol owns
+ * a request; a tool ends it exactly once, with tool_result, tool_fault or
+ * tool_drop, and must not touch it afterwards.  Until then the request,
+ * and the strings it points to, stay valid.
+ */
+#ifndef STOCKADE_TOOLS_H
+#define STOCKADE_TOOLS_H
+
+#include <jansson.h>
+
+#include "sessions/server.h"
+
+#define TOOL_FILES_MAX		16
+#define ARTIFACT_URI_PREFIX	"stockade://sessions/"
+#define PROGRESS_TEXT_MAX	4096	/* output quoted in one notification */
+#define TOOL_FAULT_MAX		512	/* a fault's message */
+
+/* What is wrong with a request (the protocol picks its error code). */
+enum tool_fault {
+	TOOL_BAD_PARAMS,	/* a shape the schema refuses; unknown tool */
+	TOOL_NOT_FOUND,		/* a resource that is not there, or not yours */
+	TOOL_INTERNAL,
+};
+
+struct tool_req;
+
+/* The protocol's side of a request. */
+struct tool_port {
+	void	(*result)(struct tool_req *, json_t *result);	/* stolen */
+	void	(*fault)(struct tool_req *, enum tool_fault, const char *msg);
+	void	(*drop)(struct tool_req *);	/* ends it without an answer */
+	/* While it runs: a notification tied to it (stolen params), and a
+	 * log message ("warning", "error", ...) for the client. */
+	void	(*notify)(struct tool_req *, const char *method, json_t *params);
+	void	(*log)(struct tool_req *, const char *level, json_t *data);
+};
+
+struct tool_req {
+	const struct tool_port	*port;
+	struct server		*srv;
+	const char		*principal;
+	int			 cancelled;	/* the client cancelled it */
+	/* Set by a tool that runs on: called (once) on cancellation. */
+	void			(*cancel)(struct tool_req *);
+	void			*arg;
+};
+
+/* Ends the request with a result (stolen; NULL: could not be built). */
+void	tool_result(struct tool_req *, json_t *result);
+void	tool_fault(struct tool_req *, enum tool_fault, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	tool_drop(struct tool_req *);
+void	tool_notify(struct tool_req *, const char *method, json_t *params);
+void	tool_log(struct tool_req *, const char *level, json_t *data);
+
+/* The tool definitions (new reference). */
+json_t	*tools_list(struct server *);
+void	 tools_call(struct tool_req *, const json_t *params);
+
+/* resources/list and resources/templates/list (new references). */
+json_t	*resources_list(struct server *, const char *principal);
+json_t	*resources_templates(void);
+void	 resources_read(struct tool_req *, const json_t *params);
+
+#endif

@@ -1,0 +1,800 @@
+/*
+ * Streamable HTTP transport on libevent's evhttp.  Every request is from a
+ * client we do not trust: Host and Origin are checked (DNS rebinding), the
+ * bearer token before anything else, then the body's size and shape.
+ * Outgoing messages are routed to the POST they belong to: responses by
+ * JSON-RPC id, progress by token.  A dropped connection is not a
+ * cancellation: the call goes on and its late reply is dropped here.
+ * GET /metrics (ops/metrics.c) passes the same Host, Origin and token
+ * checks.  http_call.c holds the open requests: one concern with this
+ * file, split for length (they share http_int.h and call each other).
+ */
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <openssl/crypto.h>
+
+#include "http.h"
+#include "http_int.h"
+#include "log.h"
+#include "ops/metrics.h"
+#include "principals.h"
+#include "protocol/mcp.h"
+#include "util.h"
+
+#define HTTP_SESSIONS_MAX	256	/* MCP sessions over HTTP at once */
+#define HTTP_CALLS_MAX		32	/* open requests per MCP session */
+#define HTTP_HEADERS_MAX	(16 * 1024)
+#define HTTP_REFUSALS_PER_S	5	/* refused tokens audited per second */
+#define HTTP_HOSTS_MAX		8
+#define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
+#define HTTP_DEFAULT_ADDR	"127.0.0.1"
+#define HTTP_PATH		"/mcp"
+#define HTTP_METADATA_PATH	"/.well-known/oauth-protected-resource"
+#define HTTP_METRICS_PATH	"/metrics"
+#define HTTP_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_REALM		"stockade"
+/* What a client that sends no MCP-Protocol-Version is assumed to speak. */
+#define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
+
+static const char *const http_versions[] = {
+	MCP_LATEST, "2025-06-18", "2025-03-26", NULL
+};
+
+struct http_tr {
+	struct server		*srv;
+	struct evhttp		*http;
+	struct event		*reaper;
+	char			 addr[INET6_ADDRSTRLEN];
+	unsigned		 port;
+	int			 loopback;
+	char			 hosts[HTTP_HOSTS_MAX][HTTP_HOST_LEN];
+	size_t			 nhosts;
+	LIST_HEAD(, http_sess)	 sessions;
+	unsigned		 nsessions;
+	uint64_t		 refusal_sec;	/* rate limit of refusals */
+	unsigned		 refusals, refusals_unaudited;
+};
+
+/* ------------------------------------------------------------ replies */
+
+static void
+reply_json(struct evhttp_request *req, int status, const char *reason,
+    json_t *body)
+{
+	struct evbuffer	*b = evbuffer_new();
+	char		*s;
+
+	if (b == NULL)
+		fatalx("evbuffer_new");
+	if (body != NULL && (s = json_dumps(body, JSON_COMPACT)) != NULL) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Type", "application/json");
+		evbuffer_add(b, s, strlen(s));
+		free(s);
+	}
+	json_decref(body);
+	evhttp_send_reply(req, status, reason, b);
+	evbuffer_free(b);
+}
+
+/* An HTTP-level refusal, with a JSON-RPC error body (id null). */
+void
+http_reply_error(struct evhttp_request *req, int status, int code,
+    const char *fmt, ...)
+{
+	char	 text[256];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	str_ascii(text);
+	log_debug("http: %d: %s", status, text);
+	reply_json(req, status, status == 429 ? "Too Many Requests" : NULL,
+	    json_pack("{s:s, s:n, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
+	    "error", "code", code, "message", text));
+}
+
+static void
+reply_unauthorized(struct http_tr *tr, struct evhttp_request *req,
+    const char *host, int presented)
+{
+	char	 v[HTTP_HOST_LEN + 160];
+
+	snprintf(v, sizeof(v), "Bearer realm=\"%s\", resource_metadata="
+	    "\"http://%s%s\"%s", HTTP_REALM, host, HTTP_METADATA_PATH,
+	    presented ? ", error=\"invalid_token\"" : "");
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "WWW-Authenticate", v);
+	reply_json(req, 401, NULL, json_pack("{s:s, s:s}", "error",
+	    "invalid_token", "error_description", presented ? "the bearer "
+	    "token is not valid" : "a bearer token is required"));
+}
+
+/* ------------------------------------------------------------ headers */
+
+/* The header's only value: 0 absent (NULL), 1 found, -1 repeated. */
+static int
+header_one(struct evhttp_request *req, const char *name, const char **out)
+{
+	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
+	struct evkeyval		*kv;
+
+	*out = NULL;
+	TAILQ_FOREACH(kv, h, next) {
+		if (evutil_ascii_strcasecmp(kv->key, name) != 0)
+			continue;
+		if (*out != NULL)
+			return -1;
+		*out = kv->value;
+	}
+	return *out != NULL;
+}
+
+/* Whether a comma-separated list of media types names type. */
+static int
+media_listed(const char *list, const char *type)
+{
+	size_t	 tlen = strlen(type), n;
+
+	while (list != NULL && *list != '\0') {
+		list += strspn(list, " \t,");
+		n = strcspn(list, ",; \t");
+		if (n == tlen && evutil_ascii_strncasecmp(list, type, n) == 0)
+			return 1;
+		list = strchr(list, ',');
+	}
+	return 0;
+}
+
+static int
+host_allowed(const struct http_tr *tr, const char *host, const char *prefix)
+{
+	size_t	 i, plen = strlen(prefix);
+
+	if (evutil_ascii_strncasecmp(host, prefix, plen) != 0)
+		return 0;
+	for (i = 0; i < tr->nhosts; i++)
+		if (evutil_ascii_strcasecmp(host + plen, tr->hosts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Letters, digits and the punctuation of host names and IP literals. */
+static int
+host_syntax_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return n > 0 && n < HTTP_HOST_LEN && strspn(s, "abcdefghijklmnopqrstuv"
+	    "wxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") == n;
+}
+
+/*
+ * DNS rebinding: a page from elsewhere that resolves its own name to
+ * 127.0.0.1 still sends its own Host and Origin.  Sets host to what the
+ * client called us (for the metadata URL); -1 after replying 403 or 400.
+ */
+static int
+check_host_origin(struct http_tr *tr, struct evhttp_request *req,
+    const char **host)
+{
+	const struct server_conf *sc = &tr->srv->conf.server;
+	const char	*origin;
+	unsigned	 i;
+
+	if (header_one(req, "Host", host) == -1 ||
+	    header_one(req, "Origin", &origin) == -1) {
+		http_reply_error(req, 400, RPC_SERVER_ERROR, "Host and Origin "
+		    "may appear once");
+		return -1;
+	}
+	if (tr->loopback && (*host == NULL || !host_allowed(tr, *host, ""))) {
+		http_reply_error(req, 403, RPC_SERVER_ERROR, "Host %.64s is "
+		    "not this server", *host ? *host : "(none)");
+		return -1;
+	}
+	if (*host == NULL || !host_syntax_ok(*host))
+		*host = tr->hosts[0];
+	if (origin == NULL || host_allowed(tr, origin, "http://"))
+		return 0;
+	for (i = 0; i < sc->norigins; i++)
+		if (evutil_ascii_strcasecmp(origin,
+		    sc->allowed_origins[i]) == 0)
+			return 0;
+	http_reply_error(req, 403, RPC_SERVER_ERROR, "Origin %.64s is not "
+	    "allowed", origin);
+	return -1;
+}
+
+/* ------------------------------------------------------------ tokens */
+
+/*
+ * A refused token is audited, at most HTTP_REFUSALS_PER_S a second: a
+ * client guessing tokens must not be able to flood the audit trail;
+ * what is left out is counted in the next record.
+ */
+static void
+refusal(struct http_tr *tr, struct evhttp_request *req, const char *principal,
+    const char *detail)
+{
+	uint64_t	 sec = mono_ms() / 1000;
+	const char	*peer = "?";
+	ev_uint16_t	 port;
+	char		*addr = NULL;
+
+	if (sec != tr->refusal_sec) {
+		tr->refusal_sec = sec;
+		tr->refusals = 0;
+	}
+	if (tr->refusals++ >= HTTP_REFUSALS_PER_S) {
+		tr->refusals_unaudited++;
+		return;
+	}
+	evhttp_connection_get_peer(evhttp_request_get_connection(req), &addr,
+	    &port);
+	if (addr != NULL)
+		peer = addr;
+	log_warnx("http: %s from %s refused: %s", principal, peer, detail);
+	server_audit(tr->srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}",
+	    "event", "call_refused", "principal", principal, "reason",
+	    "bad token", "detail", detail, "transport", "http", "remote_addr",
+	    peer, "unaudited_before", (json_int_t)tr->refusals_unaudited));
+	tr->refusals_unaudited = 0;
+}
+
+/* The caller's principal, or NULL after replying 401 (or 400). */
+static const char *
+authenticate(struct http_tr *tr, struct evhttp_request *req, const char *host)
+{
+	static const char b64token[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+	    "KLMNOPQRSTUVWXYZ0123456789-._~+/";
+	const char	*v, *tok, *who;
+	size_t		 n;
+
+	if (principals_count(tr->srv->principals) == 0)
+		return tr->srv->conf.server.local_principal;
+	if (header_one(req, "Authorization", &v) == -1) {
+		http_reply_error(req, 400, RPC_SERVER_ERROR, "Authorization "
+		    "may appear once");
+		return NULL;
+	}
+	if (v == NULL || evutil_ascii_strncasecmp(v, "Bearer ", 7) != 0) {
+		reply_unauthorized(tr, req, host, 0);
+		return NULL;
+	}
+	tok = v + 7 + strspn(v + 7, " ");
+	/* RFC 6750 b64token: anything else is no token of ours. */
+	n = strspn(tok, b64token);
+	n += strspn(tok + n, "=");
+	if (tok[n] != '\0' || (who = principals_lookup(tr->srv->principals, tok,
+	    n)) == NULL) {
+		refusal(tr, req, "anonymous", "unknown bearer token");
+		reply_unauthorized(tr, req, host, 1);
+		return NULL;
+	}
+	return who;
+}
+
+static void
+handle_metadata(struct http_tr *tr, struct evhttp_request *req,
+    const char *host)
+{
+	char	 resource[HTTP_HOST_LEN + 16];
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "GET");
+		http_reply_error(req, 405, RPC_SERVER_ERROR, "GET only");
+		return;
+	}
+	snprintf(resource, sizeof(resource), "http://%s%s", host, HTTP_PATH);
+	/* RFC 9728: static tokens, so no authorization server to name. */
+	reply_json(req, 200, NULL, json_pack("{s:s, s:[s], s:s}", "resource",
+	    resource, "bearer_methods_supported", "header", "resource_name",
+	    SERVER_NAME));
+}
+
+/* Prometheus's text format; the caller passed the same checks as /mcp. */
+static void
+handle_metrics(struct http_tr *tr, struct evhttp_request *req)
+{
+	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
+	struct evbuffer		*b;
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
+		evhttp_add_header(h, "Allow", "GET");
+		http_reply_error(req, 405, RPC_SERVER_ERROR, "GET only");
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL)
+		fatalx("evbuffer_new");
+	metrics_render(tr->srv, b);
+	evhttp_add_header(h, "Content-Type", HTTP_METRICS_TYPE);
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_send_reply(req, 200, "OK", b);
+	evbuffer_free(b);
+}
+
+/* ------------------------------------------------------------ sessions */
+
+static struct http_sess *
+sess_new(struct http_tr *tr, const char *principal)
+{
+	struct http_sess	*s = xcalloc(1, sizeof(*s));
+	uint8_t			 rnd[HTTP_SID_BYTES];
+	size_t			 i;
+
+	/* Unguessable: the id is all that links a request to a session. */
+	if (getentropy(rnd, sizeof(rnd)) == -1)
+		fatal("getentropy");
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	s->tr = tr;
+	s->last_ms = mono_ms();
+	TAILQ_INIT(&s->calls);
+	s->conn = mcp_conn_new(tr->srv, principal, http_send, s);
+	LIST_INSERT_HEAD(&tr->sessions, s, entry);
+	tr->nsessions++;
+	return s;
+}
+
+/* Constant time in the id's value: ids cannot be found byte by byte. */
+static struct http_sess *
+sess_find(struct http_tr *tr, const char *id)
+{
+	struct http_sess	*s, *found = NULL;
+
+	if (strlen(id) != HTTP_SID_LEN)
+		return NULL;
+	LIST_FOREACH(s, &tr->sessions, entry)
+		if (CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0)
+			found = s;
+	return found;
+}
+
+/* Ends an MCP session; its calls finish unanswered (mcp_conn_detach). */
+static void
+sess_free(struct http_sess *s, int status, const char *why)
+{
+	struct http_call	*c;
+
+	while ((c = TAILQ_FIRST(&s->calls)) != NULL)
+		http_call_abort(c, status, why);
+	LIST_REMOVE(s, entry);
+	s->tr->nsessions--;
+	mcp_conn_detach(s->conn);
+	free(s);
+}
+
+static void
+sess_reap(evutil_socket_t fd, short ev, void *arg)
+{
+	struct http_tr		*tr = arg;
+	struct http_sess	*s, *next;
+	uint64_t		 now = mono_ms(), idle;
+
+	idle = tr->srv->conf.server.idle_timeout_s * 1000ULL;
+	for (s = LIST_FIRST(&tr->sessions); s != NULL; s = next) {
+		next = LIST_NEXT(s, entry);
+		if (s->ncalls == 0 && now - s->last_ms >= idle) {
+			log_info("http: MCP session of %s idle: ended",
+			    s->conn->principal);
+			sess_free(s, 0, NULL);
+		}
+	}
+}
+
+/* ------------------------------------------------------------ /mcp */
+
+/*
+ * Finds the request's MCP session; NULL after replying: 400 without an
+ * id, 404 for one we do not know (the client starts over), 403 for a
+ * token of another principal, 400 for a protocol revision we lack.
+ */
+static struct http_sess *
+session_of(struct http_tr *tr, struct evhttp_request *req,
+    const char *principal)
+{
+	struct http_sess	*s;
+	const char		*sid, *ver;
+	size_t			 i;
+
+	if (header_one(req, "Mcp-Session-Id", &sid) != 1) {
+		http_reply_error(req, 400, RPC_SERVER_ERROR, "one "
+		    "Mcp-Session-Id header is required (initialize first)");
+		return NULL;
+	}
+	if ((s = sess_find(tr, sid)) == NULL) {
+		http_reply_error(req, 404, RPC_SERVER_ERROR, "unknown, expired "
+		    "or ended MCP session: initialize again");
+		return NULL;
+	}
+	/* The principal is fixed when the session starts. */
+	if (strcmp(s->conn->principal, principal) != 0) {
+		refusal(tr, req, principal, "token of another principal than "
+		    "the MCP session's");
+		http_reply_error(req, 403, RPC_SERVER_ERROR, "this MCP session "
+		    "belongs to another principal");
+		return NULL;
+	}
+	if (header_one(req, "MCP-Protocol-Version", &ver) == -1)
+		ver = "";
+	if (ver == NULL)
+		ver = MCP_HTTP_DEFAULT_VERSION;
+	for (i = 0; http_versions[i] != NULL; i++)
+		if (strcmp(ver, http_versions[i]) == 0)
+			return s;
+	http_reply_error(req, 400, RPC_SERVER_ERROR, "unsupported "
+	    "MCP-Protocol-Version %.32s", ver);
+	return NULL;
+}
+
+/* Whether the MCP core still runs a call with this id. */
+static int
+inflight_has(const struct mcp_conn *conn, const json_t *id, int cancelled)
+{
+	const struct inflight	*f;
+
+	LIST_FOREACH(f, &conn->inflight, entry)
+		if (json_equal(f->id, id) && (!cancelled || f->rq.cancelled))
+			return 1;
+	return 0;
+}
+
+static void
+post_request(struct http_sess *s, struct evhttp_request *req,
+    const json_t *msg, const char *body, size_t len, int sse)
+{
+	const json_t		*id = json_object_get(msg, "id");
+	struct http_call	*c;
+	int			 initialize;
+
+	initialize = strcmp(json_string_value(json_object_get(msg, "method")),
+	    "initialize") == 0;
+	if (s->ncalls >= HTTP_CALLS_MAX) {
+		http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %d open "
+		    "requests per MCP session", HTTP_CALLS_MAX);
+		return;
+	}
+	/* Replies are routed by id: two open requests may not share one. */
+	if (http_call_by_id(s, id) != NULL || inflight_has(s->conn, id, 0)) {
+		http_reply_error(req, 400, RPC_INVALID_REQUEST, "request id "
+		    "already in use in this MCP session");
+		return;
+	}
+	c = http_call_new(s, req, msg, sse);
+	c->initialize = initialize;
+	s->current = c;
+	mcp_receive(s->conn, body, len);
+	s->current = NULL;
+	if (c->done) {
+		http_call_free(c);
+		return;
+	}
+	/* Not answered yet: wait, and hear about the client leaving. */
+	http_call_wait(c);
+}
+
+static void
+handle_post(struct http_tr *tr, struct evhttp_request *req,
+    const char *principal)
+{
+	struct evbuffer		*in = evhttp_request_get_input_buffer(req);
+	struct http_sess	*s;
+	struct http_call	*c;
+	size_t			 len = evbuffer_get_length(in);
+	size_t			 max = tr->srv->conf.server.max_message_bytes;
+	const char		*accept, *ctype, *method, *body, *sid;
+	json_t			*msg, *id;
+	json_error_t		 je;
+	int			 sse;
+
+	if (header_one(req, "Accept", &accept) == -1 || accept == NULL ||
+	    (!media_listed(accept, "application/json") &&
+	    !media_listed(accept, "text/event-stream"))) {
+		http_reply_error(req, 406, RPC_SERVER_ERROR, "Accept must list "
+		    "application/json or text/event-stream");
+		return;
+	}
+	sse = media_listed(accept, "text/event-stream");
+	if (header_one(req, "Content-Type", &ctype) == -1 || (ctype != NULL &&
+	    !media_listed(ctype, "application/json"))) {
+		http_reply_error(req, 415, RPC_SERVER_ERROR, "Content-Type "
+		    "must be application/json");
+		return;
+	}
+	if (len > max) {
+		http_reply_error(req, 413, RPC_INVALID_REQUEST, "message "
+		    "larger than %zu bytes", max);
+		return;
+	}
+	body = (const char *)evbuffer_pullup(in, -1);
+	if (len == 0 || body == NULL) {
+		http_reply_error(req, 400, RPC_PARSE_ERROR, "no message");
+		return;
+	}
+	if ((msg = json_loadb(body, len, JSON_REJECT_DUPLICATES,
+	    &je)) == NULL) {
+		http_reply_error(req, 400, RPC_PARSE_ERROR, "parse error at "
+		    "byte %d: %s", je.position, je.text);
+		return;
+	}
+	method = json_string_value(json_object_get(msg, "method"));
+	id = json_object_get(msg, "id");
+	if (!json_is_object(msg) || (method != NULL && id != NULL &&
+	    !json_is_string(id) && !json_is_integer(id)) || (method == NULL &&
+	    json_object_get(msg, "result") == NULL &&
+	    json_object_get(msg, "error") == NULL)) {
+		http_reply_error(req, 400, RPC_INVALID_REQUEST, "one JSON-RPC "
+		    "message (an object; batches are not supported)");
+		goto out;
+	}
+	if (method != NULL && id != NULL && strcmp(method, "initialize") == 0) {
+		if (header_one(req, "Mcp-Session-Id", &sid) != 0) {
+			http_reply_error(req, 400, RPC_INVALID_REQUEST,
+			    "initialize starts a new MCP session: send it "
+			    "without Mcp-Session-Id");
+			goto out;
+		}
+		if (tr->nsessions >= HTTP_SESSIONS_MAX) {
+			http_reply_error(req, 503, RPC_SERVER_ERROR, "too many "
+			    "MCP sessions (%d)", HTTP_SESSIONS_MAX);
+			goto out;
+		}
+		s = sess_new(tr, principal);
+		post_request(s, req, msg, body, len, sse);
+		/* A refused initialize leaves no session behind. */
+		if (!s->conn->initialized)
+			sess_free(s, 0, NULL);
+		goto out;
+	}
+	if ((s = session_of(tr, req, principal)) == NULL)
+		goto out;
+	s->last_ms = mono_ms();
+	if (method != NULL && id != NULL) {
+		post_request(s, req, msg, body, len, sse);
+		goto out;
+	}
+	/* A notification or a response: accepted, nothing to send back. */
+	mcp_receive(s->conn, body, len);
+	if (method != NULL && strcmp(method, "notifications/cancelled") == 0) {
+		id = json_object_get(json_object_get(msg, "params"),
+		    "requestId");
+		/* The core answers a cancelled call with nothing. */
+		if (id != NULL && (c = http_call_by_id(s, id)) != NULL &&
+		    (inflight_has(s->conn, id, 1) || !inflight_has(s->conn, id,
+		    0)))
+			http_call_abort(c, 204, NULL);
+	}
+	evhttp_send_reply(req, 202, NULL, NULL);
+out:
+	json_decref(msg);
+}
+
+static void
+handle_mcp(struct http_tr *tr, struct evhttp_request *req,
+    const char *principal)
+{
+	struct http_sess	*s;
+
+	switch (evhttp_request_get_command(req)) {
+	case EVHTTP_REQ_POST:
+		handle_post(tr, req, principal);
+		break;
+	case EVHTTP_REQ_DELETE:
+		if ((s = session_of(tr, req, principal)) == NULL)
+			break;
+		log_info("http: MCP session of %s ended by the client",
+		    principal);
+		sess_free(s, 404, "the MCP session was ended");
+		evhttp_send_reply(req, 200, NULL, NULL);
+		break;
+	default:
+		/* No server-initiated messages outside requests: no GET. */
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Allow", "POST, DELETE");
+		http_reply_error(req, 405, RPC_SERVER_ERROR, "POST or DELETE");
+		break;
+	}
+}
+
+static void
+http_request_cb(struct evhttp_request *req, void *arg)
+{
+	struct http_tr		*tr = arg;
+	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
+	const char		*path = uri ? evhttp_uri_get_path(uri) : NULL;
+	const char		*host, *principal;
+
+	if (check_host_origin(tr, req, &host) == -1)
+		return;
+	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
+	    strcmp(path, HTTP_METADATA_PATH HTTP_PATH) == 0)) {
+		handle_metadata(tr, req, host);
+		return;
+	}
+	if (path != NULL && strcmp(path, HTTP_METRICS_PATH) == 0) {
+		/* Any principal's token will do: the metrics name none. */
+		if (authenticate(tr, req, host) != NULL)
+			handle_metrics(tr, req);
+		return;
+	}
+	if (path == NULL || strcmp(path, HTTP_PATH) != 0) {
+		http_reply_error(req, 404, RPC_SERVER_ERROR, "the MCP endpoint "
+		    "is %s", HTTP_PATH);
+		return;
+	}
+	if ((principal = authenticate(tr, req, host)) != NULL)
+		handle_mcp(tr, req, principal);
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* ADDR:PORT, [ADDR6]:PORT or PORT; addresses are literals. */
+static int
+parse_listen(struct http_tr *tr, const char *arg)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+	const char	*colon, *port = arg;
+	uint64_t	 p;
+	size_t		 alen;
+
+	snprintf(tr->addr, sizeof(tr->addr), "%s", HTTP_DEFAULT_ADDR);
+	if ((colon = strrchr(arg, ':')) != NULL) {
+		port = colon + 1;
+		alen = (size_t)(colon - arg);
+		if (arg[0] == '[' && alen >= 2 && arg[alen - 1] == ']') {
+			arg++;
+			alen -= 2;
+		}
+		if (alen == 0 || alen >= sizeof(tr->addr))
+			return -1;
+		memcpy(tr->addr, arg, alen);
+		tr->addr[alen] = '\0';
+		if (strcmp(tr->addr, "localhost") == 0)
+			snprintf(tr->addr, sizeof(tr->addr), "%s",
+			    HTTP_DEFAULT_ADDR);
+	}
+	if (parse_u64(port, 0, 65535, &p) == -1)
+		return -1;
+	tr->port = (unsigned)p;
+	if (inet_pton(AF_INET, tr->addr, &a4) == 1) {
+		tr->loopback = (ntohl(a4.s_addr) >> 24) == 127;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, tr->addr, &a6) == 1) {
+		tr->loopback = IN6_IS_ADDR_LOOPBACK(&a6) ||
+		    (IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127);
+		return 0;
+	}
+	return -1;
+}
+
+/* The names a client may call us by: Host values, and Origins after http://. */
+static void
+names_init(struct http_tr *tr)
+{
+	int	 v6 = strchr(tr->addr, ':') != NULL;
+
+	tr->nhosts = 0;
+	snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "%s%s%s:%u",
+	    v6 ? "[" : "", tr->addr, v6 ? "]" : "", tr->port);
+	if (!tr->loopback)
+		return;
+	snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "127.0.0.1:%u",
+	    tr->port);
+	snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "localhost:%u",
+	    tr->port);
+	snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "[::1]:%u", tr->port);
+	if (tr->port == 80) {
+		/* The default port may go unsaid. */
+		snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "127.0.0.1");
+		snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "localhost");
+		snprintf(tr->hosts[tr->nhosts++], HTTP_HOST_LEN, "[::1]");
+	}
+}
+
+struct http_tr *
+transport_http_new(struct server *srv, const char *listen)
+{
+	struct http_tr	*tr = xcalloc(1, sizeof(*tr));
+
+	tr->srv = srv;
+	LIST_INIT(&tr->sessions);
+	if (parse_listen(tr, listen) == -1) {
+		fprintf(stderr, "mcp-exec: --http %s: expected ADDR:PORT, "
+		    "[ADDR6]:PORT or PORT, with a numeric address\n", listen);
+		goto fail;
+	}
+	/* Without tokens, whoever reaches the port would run code as us;
+	 * a reload may not take the last token away either. */
+	srv->tokens_required = !tr->loopback;
+	if (!tr->loopback && principals_count(srv->principals) == 0) {
+		fprintf(stderr, "mcp-exec: --http %s is not a loopback "
+		    "address and %s/%s lists no bearer tokens: anyone who can "
+		    "reach the port could run code. Add tokens, or listen on "
+		    "127.0.0.1.\n", listen, srv->opts.rules_dir, PRINCIPALS_FILE);
+		goto fail;
+	}
+	return tr;
+fail:
+	transport_http_free(tr);
+	return NULL;
+}
+
+int
+transport_http_start(struct http_tr *tr)
+{
+	struct server			*srv = tr->srv;
+	struct evhttp_bound_socket	*bound;
+	struct sockaddr_storage		 ss;
+	socklen_t			 sslen = sizeof(ss);
+	struct timeval			 tv;
+
+	if ((tr->http = evhttp_new(srv->base)) == NULL)
+		fatalx("evhttp_new");
+	/* Every method reaches us, so that the unknown ones get 405. */
+	evhttp_set_allowed_methods(tr->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
+	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
+	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
+	    EVHTTP_REQ_PATCH);
+	evhttp_set_max_body_size(tr->http,
+	    (ev_ssize_t)srv->conf.server.max_message_bytes);
+	evhttp_set_max_headers_size(tr->http, HTTP_HEADERS_MAX);
+	evhttp_set_timeout(tr->http, HTTP_TIMEOUT_S);
+	evhttp_set_gencb(tr->http, http_request_cb, tr);
+	if ((bound = evhttp_bind_socket_with_handle(tr->http, tr->addr,
+	    (ev_uint16_t)tr->port)) == NULL) {
+		log_warn("--http: cannot listen on %s port %u", tr->addr,
+		    tr->port);
+		return -1;
+	}
+	if (getsockname(evhttp_bound_socket_get_fd(bound),
+	    (struct sockaddr *)&ss, &sslen) == 0)
+		tr->port = ntohs(ss.ss_family == AF_INET6 ?
+		    ((struct sockaddr_in6 *)&ss)->sin6_port :
+		    ((struct sockaddr_in *)&ss)->sin_port);
+	names_init(tr);
+	tr->reaper = event_new(srv->base, -1, EV_PERSIST, sess_reap, tr);
+	tv.tv_sec = srv->conf.server.reap_interval_s;
+	tv.tv_usec = 0;
+	event_add(tr->reaper, &tv);
+	log_info("MCP over HTTP on http://%s%s (%zu bearer token%s%s)",
+	    tr->hosts[0], HTTP_PATH, principals_count(tr->srv->principals),
+	    principals_count(tr->srv->principals) == 1 ? "" : "s",
+	    principals_count(tr->srv->principals) ? "" : ": every client is the "
+	    "local principal");
+	return 0;
+}
+
+void
+transport_http_free(struct http_tr *tr)
+{
+	struct http_sess	*s;
+
+	if (tr == NULL)
+		return;
+	/* Requests still open go with their connections, in evhttp_free. */
+	while ((s = LIST_FIRST(&tr->sessions)) != NULL)
+		sess_free(s, 0, NULL);
+	if (tr->http != NULL)
+		evhttp_free(tr->http);
+	if (tr->reaper != NULL)
+		event_free(tr->reaper);
+	free(tr);
+}

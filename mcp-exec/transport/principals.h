@@ -1,0 +1,33 @@
+/*
+ * Who may use the HTTP transport (rules/principals.yaml): bearer tokens,
+ * kept only as SHA-256 hashes, each standing for one principal.  The file
+ * is operator input, validated whole; a presented token is the client's,
+ * untrusted, and is looked up in time that does not depend on its value.
+ *
+ * Ownership: a struct principals owns its entries; principals_lookup()
+ * returns a string borrowed until principals_free().
+ */
+#ifndef STOCKADE_PRINCIPALS_H
+#define STOCKADE_PRINCIPALS_H
+
+#include <stddef.h>
+
+#include "sessions/profile.h"
+
+#define PRINCIPALS_FILE		"principals.yaml"
+#define PRINCIPALS_TOKENS_MAX	256
+#define PRINCIPALS_TOKEN_LEN_MAX 4096	/* bytes of a presented token */
+
+struct principals;
+
+/* NULL after printing file:line:column errors; a missing file has no tokens. */
+struct principals	*principals_load(const char *rules_dir);
+void			 principals_free(struct principals *);
+size_t			 principals_count(const struct principals *);
+/* The principal the token stands for, or NULL (unknown, empty, too long). */
+const char		*principals_lookup(const struct principals *,
+			    const char *token, size_t len);
+/* 1 for a principal name: printable ASCII, no spaces, 1 to 255 bytes. */
+int			 principal_name_ok(const char *);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * stdio transport.  Lines from stdin are untrusted input: a line longer
+ * than the message cap is answered with an error and skipped to its end,
+ * never buffered whole.  stdin and stdout are normally pipes; a regular
+ * file or /dev/null (which epoll refuses) is read or written directly.
+ */
+#include <sys/epoll.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+
+#include "log.h"
+#include "protocol/mcp.h"
+#include "sessions/session.h"
+#include "stdio.h"
+#include "util.h"
+
+struct stdio_tr {
+	struct server		*srv;
+	struct bufferevent	*in, *out;	/* out: NULL when not pollable */
+	struct mcp_conn		*conn;
+	int			 skipping;	/* inside an over-long line */
+};
+
+static void
+stdio_send(void *arg, json_t *msg)
+{
+	struct stdio_tr	*t = arg;
+	char		*s;
+
+	/* Compact JSON escapes newlines: one message, one line. */
+	if ((s = json_dumps(msg, JSON_COMPACT)) != NULL) {
+		if (t->out == NULL) {
+			if (write_all(STDOUT_FILENO, s, strlen(s)) == -1 ||
+			    write_all(STDOUT_FILENO, "\n", 1) == -1)
+				log_warn("stdout");
+		} else {
+			bufferevent_write(t->out, s, strlen(s));
+			bufferevent_write(t->out, "\n", 1);
+		}
+		free(s);
+	}
+	json_decref(msg);
+}
+
+static void
+stdio_end(struct stdio_tr *t)
+{
+	struct server	*srv = t->srv;
+
+	srv->stopping = 1;
+	sessions_close_all(srv, "the client went away");
+	mcp_conn_detach(t->conn);
+	/* What is queued for stdout goes out before we leave. */
+	if (t->out != NULL) {
+		(void)evbuffer_write(bufferevent_get_output(t->out),
+		    STDOUT_FILENO);
+		bufferevent_free(t->out);
+	}
+	if (t->in != NULL)
+		bufferevent_free(t->in);
+	free(t);
+	event_base_loopexit(srv->base, NULL);
+}
+
+/* Hands each whole line of `in` to the protocol; consumes them. */
+static void
+stdio_lines(struct stdio_tr *t, struct evbuffer *in)
+{
+	size_t		 max = t->srv->conf.server.max_message_bytes, len;
+	char		*line;
+
+	for (;;) {
+		line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF);
+		if (line == NULL) {
+			/* No newline yet: refuse to hold more than the cap. */
+			if (evbuffer_get_length(in) > max) {
+				if (!t->skipping)
+					mcp_error(t->conn, NULL,
+					    RPC_INVALID_REQUEST, "message "
+					    "larger than %zu bytes", max);
+				t->skipping = 1;
+				evbuffer_drain(in, evbuffer_get_length(in));
+			}
+			return;
+		}
+		if (t->skipping) {
+			/* The tail of the over-long line. */
+			t->skipping = 0;
+		} else if (len > 0)
+			mcp_receive(t->conn, line, len);
+		free(line);
+	}
+}
+
+static void
+stdio_read(struct bufferevent *bev, void *arg)
+{
+	stdio_lines(arg, bufferevent_get_input(bev));
+}
+
+/* stdin is a file: every line now, then its end, as a client leaving. */
+static void
+stdio_read_file(evutil_socket_t fd, short ev, void *arg)
+{
+	struct stdio_tr	*t = arg;
+	struct evbuffer	*in = evbuffer_new();
+	int		 n;
+
+	if (in == NULL)
+		fatalx("evbuffer_new");
+	while ((n = evbuffer_read(in, STDIN_FILENO, 65536)) > 0)
+		stdio_lines(t, in);
+	if (n == -1)
+		log_warn("stdin");
+	evbuffer_free(in);
+	stdio_end(t);
+}
+
+/* epoll refuses regular files and /dev/null. */
+static int
+pollable(int fd)
+{
+	struct epoll_event	 e = { .events = EPOLLIN };
+	int			 ep, ok;
+
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) == -1)
+		fatal("epoll_create1");
+	ok = epoll_ctl(ep, EPOLL_CTL_ADD, fd, &e) == 0 || errno != EPERM;
+	close(ep);
+	return ok;
+}
+
+static void
+stdio_event(struct bufferevent *bev, short what, void *arg)
+{
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		stdio_end(arg);
+}
+
+int
+transport_stdio_start(struct server *srv)
+{
+	struct stdio_tr	*t = xcalloc(1, sizeof(*t));
+
+	struct timeval	 now = { 0, 0 };
+
+	t->srv = srv;
+	t->conn = mcp_conn_new(srv, srv->conf.server.local_principal,
+	    stdio_send, t);
+	if (pollable(STDOUT_FILENO)) {
+		if (evutil_make_socket_nonblocking(STDOUT_FILENO) == -1 ||
+		    (t->out = bufferevent_socket_new(srv->base, STDOUT_FILENO,
+		    0)) == NULL)
+			fatal("stdout");
+		bufferevent_enable(t->out, EV_WRITE);
+	}
+	if (!pollable(STDIN_FILENO)) {
+		if (event_base_once(srv->base, -1, EV_TIMEOUT, stdio_read_file,
+		    t, &now) == -1)
+			fatalx("event_base_once");
+		return 0;
+	}
+	if (evutil_make_socket_nonblocking(STDIN_FILENO) == -1 ||
+	    (t->in = bufferevent_socket_new(srv->base, STDIN_FILENO, 0)) ==
+	    NULL)
+		fatal("stdin");
+	bufferevent_setcb(t->in, stdio_read, NULL, stdio_event, t);
+	bufferevent_enable(t->in, EV_READ);
+	return 0;
+}
