@@ -2,7 +2,8 @@
 # Runs a command (`make check`'s test targets) on a clean slate: in a
 # private mount namespace with an empty tmpfs over every path outside the
 # checkout that Stockade or its tests write (state, logs, keys, netns
-# names, /tmp), and in a fresh cgroup.  A leftover of an earlier run can
+# names), with TMPDIR a fresh tmpfs of its own, and in a fresh cgroup.
+# A leftover of an earlier run can
 # then never make a test pass, and nothing this run writes there outlives
 # it: the mounts, and the network namespaces named beneath /run/netns, go
 # with the namespace.  Mount points that did not exist are made for the run
@@ -12,7 +13,7 @@
 # usage: tests/clean-slate.sh CMD [ARG...]
 set -u
 PATHS="/run/stockade /run/netguard /run/netns /var/lib/stockade
-    /var/log/stockade /etc/stockade /tmp"
+    /var/log/stockade /etc/stockade"
 CONTROLLERS="memory pids cpu"
 
 if [ "${STOCKADE_CLEAN_SLATE:-}" = inside ]; then
@@ -20,10 +21,12 @@ if [ "${STOCKADE_CLEAN_SLATE:-}" = inside ]; then
 		mount -t tmpfs -o mode=1777,nosuid,nodev "stockade-slate" "$p" ||
 			{ echo "clean-slate: cannot mount a tmpfs on $p" >&2; exit 1; }
 	done
+	# Not /tmp itself: the checkout may live there.
+	mount -t tmpfs -o mode=1777,nosuid,nodev "stockade-slate" "$TMPDIR" ||
+		{ echo "clean-slate: cannot mount a tmpfs on $TMPDIR" >&2; exit 1; }
 	# The sandboxes' state dirs live below: other users must walk through.
 	chmod 0755 /run/stockade /run/netguard /var/lib/stockade \
 	    /var/log/stockade /etc/stockade
-	export TMPDIR=/tmp
 	exec "$@"
 fi
 
@@ -55,8 +58,11 @@ for d in $cgdirs; do
 		echo "clean-slate: could not join $d" >&2
 done
 
-STOCKADE_CLEAN_SLATE=inside unshare --mount --propagation private -- "$0" "$@"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stockade-check.XXXXXX")
+TMPDIR=$tmp STOCKADE_CLEAN_SLATE=inside \
+    unshare --mount --propagation private -- "$0" "$@"
 st=$?
+rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
 
 # Back where we came from, then remove what the run made.
 for d in $cgdirs; do
