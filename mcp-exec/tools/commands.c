@@ -1,8 +1,8 @@
 /*
  * Loads rules/commands.yaml and checks run_command's arguments.  The file
  * is operator input, validated like every policy file; arguments come
- * from the agent and must each match their command's pattern (PCRE2,
- * anchored by the operator).
+ * from the agent and must each match their command's pattern (PCRE2)
+ * over the whole argument, whatever anchors the operator wrote.
  */
 #define PCRE2_CODE_UNIT_WIDTH	8
 
@@ -19,6 +19,15 @@
 #include "util.h"
 
 #define PATTERN_MATCH_LIMIT	100000	/* backtracking steps per argument */
+/*
+ * An allowlist entry means "this argument, exactly": the match starts at
+ * the first byte and ends at the last (ANCHORED, ENDANCHORED), and `$`
+ * does not also match before a final newline (DOLLAR_ENDONLY), so
+ * "-l\n" never passes '^-l$'.  (?m) cannot reopen that: ENDANCHORED
+ * holds for the whole match, not for `$`.
+ */
+#define ARG_COMPILE_OPTS	(PCRE2_UTF | PCRE2_ANCHORED | \
+	PCRE2_ENDANCHORED | PCRE2_DOLLAR_ENDONLY | PCRE2_NEVER_BACKSLASH_C)
 
 struct command {
 	char		 name[COMMAND_NAME_MAX + 1];
@@ -71,7 +80,7 @@ load_command(struct conf_ctx *ctx, const char *name, const json_t *o,
 		c->max_args = (unsigned)i;
 	if (conf_get_string(ctx, o, "arg_pattern", &s) == 1 &&
 	    (c->arg_re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED,
-	    PCRE2_UTF, &rc, &off, NULL)) == NULL) {
+	    ARG_COMPILE_OPTS, &rc, &off, NULL)) == NULL) {
 		pcre2_get_error_message(rc, msg, sizeof(msg));
 		conf_error(ctx, json_object_get(o, "arg_pattern"), "%s: "
 		    "arg_pattern at offset %zu: %s", name, (size_t)off, msg);

@@ -50,6 +50,10 @@
  * junk, a deliberate stray byte) is still scanned, an invalid sequence
  * simply matching nothing, instead of pcre2_match() failing with a UTF
  * error on the whole subject.  \C could split a character; it is refused.
+ * Rules are searched for, never anchored, and `$` keeps PCRE2's default
+ * (end, or before a final newline): a tripwire that matches in more
+ * places errs towards flagging, so DOLLAR_ENDONLY, which run_command's
+ * allowlist needs (commands.c), would only let code past.
  */
 #define PATTERNS_COMPILE_OPTS	(PCRE2_UTF | PCRE2_UCP | \
 	PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C | \
