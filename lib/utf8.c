@@ -4,6 +4,10 @@
  * table 3-7 (no overlongs, surrogates or code points past U+10FFFF); NUL
  * counts as ill-formed.
  */
+#define PCRE2_CODE_UNIT_WIDTH	8
+
+#include <pcre2.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +113,91 @@ utf8_sanitize(const void *p, size_t len, size_t *outlen)
 	if (outlen != NULL)
 		*outlen = n;
 	return out;
+}
+
+/* ------------------------------------------------------------ names */
+
+/*
+ * The classification is PCRE2's Unicode database (the library we already
+ * trust for patterns), not a table of our own: one character class, built
+ * once.  Cc is tested separately so the reason can say "control".
+ */
+#define UTF8_INVISIBLE_RE						\
+	"[\\p{Cf}\\p{Cn}\\p{Co}\\p{Cs}\\p{Zl}\\p{Zp}\\p{Bidi_Control}"	\
+	"\\p{Default_Ignorable_Code_Point}\\p{Noncharacter_Code_Point}]"	\
+	"|(?! )\\p{Zs}"
+
+static pcre2_code	*utf8_invisible;
+static pthread_once_t	 utf8_once = PTHREAD_ONCE_INIT;
+
+static void
+utf8_compile(void)
+{
+	PCRE2_SIZE	 off;
+	int		 rc;
+
+	if ((utf8_invisible = pcre2_compile((PCRE2_SPTR)UTF8_INVISIBLE_RE,
+	    PCRE2_ZERO_TERMINATED, PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK,
+	    &rc, &off, NULL)) == NULL)
+		fatalx("utf8: name class does not compile (%d at %zu)", rc,
+		    (size_t)off);
+}
+
+enum utf8_name
+utf8_name_check(const char *s, size_t len, size_t *off)
+{
+	const uint8_t		*p = (const uint8_t *)s;
+	pcre2_match_data	*md;
+	size_t			 i = 0, n, bad;
+	int			 cut, rc;
+	enum utf8_name		 why = UTF8_NAME_OK;
+
+	while (i < len) {
+		if ((n = utf8_next(p + i, len - i, &bad, &cut)) == 0) {
+			why = UTF8_NAME_ILLFORMED;
+			break;
+		}
+		/* C0, DEL, and C1 (U+0080..U+009F: 0xc2 0x80..0x9f). */
+		if (p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 &&
+		    p[i + 1] <= 0x9f)) {
+			why = UTF8_NAME_CONTROL;
+			break;
+		}
+		i += n;
+	}
+	if (why != UTF8_NAME_OK) {
+		if (off != NULL)
+			*off = i;
+		return why;
+	}
+	pthread_once(&utf8_once, utf8_compile);
+	if ((md = pcre2_match_data_create(1, NULL)) == NULL)
+		fatalx("pcre2: out of memory");
+	/* Checked above: well-formed, so PCRE2 need not check again. */
+	rc = pcre2_match(utf8_invisible, (PCRE2_SPTR)s, len, 0,
+	    PCRE2_NO_UTF_CHECK, md, NULL);
+	if (rc >= 0) {
+		why = UTF8_NAME_INVISIBLE;
+		if (off != NULL)
+			*off = pcre2_get_ovector_pointer(md)[0];
+	} else if (rc != PCRE2_ERROR_NOMATCH)
+		why = UTF8_NAME_INVISIBLE;	/* unsure is unsafe */
+	pcre2_match_data_free(md);
+	return why;
+}
+
+const char *
+utf8_name_why(enum utf8_name why)
+{
+	switch (why) {
+	case UTF8_NAME_OK:
+		return "fine";
+	case UTF8_NAME_ILLFORMED:
+		return "not UTF-8";
+	case UTF8_NAME_CONTROL:
+		return "control character";
+	case UTF8_NAME_INVISIBLE:
+		break;
+	}
+	return "unsafe character (format, bidi, invisible or unassigned)";
 }

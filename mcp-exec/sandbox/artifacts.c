@@ -375,28 +375,17 @@ skip(struct walk *w, const char *name, const char *fmt, ...)
 }
 
 /*
- * A name is safe when it fits, is UTF-8, and holds no C0, DEL or C1
- * control: it ends up in JSON, in URIs and on someone's terminal.
+ * A name is safe when it fits and lib/utf8.c finds nothing in it that
+ * would show a person something other than what it is: it ends up in
+ * JSON, in URIs, in the audit trail and on someone's terminal.
  */
 static int
 name_safe(const char *s)
 {
-	const uint8_t	*p = (const uint8_t *)s;
-	size_t		 len = strlen(s), i = 0;
-	int		 n;
+	size_t	 len = strlen(s);
 
-	if (len == 0 || len > ARTIFACT_NAME_MAX)
-		return 0;
-	while (i < len) {
-		if (p[i] < 0x20 || p[i] == 0x7f)
-			return 0;
-		if (p[i] == 0xc2 && i + 1 < len && p[i + 1] <= 0x9f)
-			return 0;	/* U+0080..U+009F */
-		if ((n = utf8_step(p + i, len - i)) <= 0)
-			return 0;
-		i += (size_t)n;
-	}
-	return 1;
+	return len > 0 && len <= ARTIFACT_NAME_MAX &&
+	    utf8_name_check(s, len, NULL) == UTF8_NAME_OK;
 }
 
 /* "dir/name" for a skip record when the name itself is unfit: printable

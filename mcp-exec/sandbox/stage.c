@@ -17,6 +17,7 @@
 #include <linux/openat2.h>
 
 #include "stage.h"
+#include "utf8.h"
 #include "util.h"
 
 #define STAGE_COPY_CHUNK	(64 * 1024)
@@ -149,7 +150,7 @@ static int
 name_check(const char *path, const char *base, size_t namelen, char *err,
     size_t errlen)
 {
-	const unsigned char	*p;
+	enum utf8_name	 why;
 
 	if (*base == '\0') {
 		snprintf(err, errlen, "%s: no file name", path);
@@ -160,12 +161,13 @@ name_check(const char *path, const char *base, size_t namelen, char *err,
 		    "staged", path);
 		return -1;
 	}
-	for (p = (const unsigned char *)base; *p != '\0'; p++)
-		if (*p < 0x20 || *p == 0x7f) {
-			snprintf(err, errlen, "%s: control character in the "
-			    "name", path);
-			return -1;
-		}
+	/* The name is shown to people as it is: same rules as artifacts. */
+	if ((why = utf8_name_check(base, strlen(base), NULL)) !=
+	    UTF8_NAME_OK) {
+		snprintf(err, errlen, "%s: %s in the name", path,
+		    utf8_name_why(why));
+		return -1;
+	}
 	if (strlen(base) > STAGE_NAME_MAX || strlen(base) >= namelen) {
 		snprintf(err, errlen, "%s: name too long", path);
 		return -1;

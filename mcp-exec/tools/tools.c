@@ -102,6 +102,9 @@ tool_error(struct tool_req *rq, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* Errors quote what the agent sent (paths, names): shown to people,
+	 * they get the same treatment as protocol errors (protocol/mcp.c). */
+	str_ascii(text);
 	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
 	    "text", "text", text, "isError", 1));
 }

@@ -500,6 +500,11 @@ START_TEST(test_artifacts_skip_unsafe_names)
 	ws_put(&w, "bad\xff.txt", "x", 1);
 	ws_put(&w, "c1\xc2\x9b.txt", "x", 1);		/* U+009B CSI */
 	ws_put(&w, "ok-\xc3\xa9.txt", "x", 1);		/* U+00E9 is fine */
+	/* Shown to people as "eviltxt.png": U+202E RIGHT-TO-LEFT OVERRIDE. */
+	ws_put(&w, "evil\xe2\x80\xaegnp.txt", "x", 1);
+	ws_put(&w, "zw\xe2\x80\x8bj.txt", "x", 1);	/* U+200B ZWSP, Cf */
+	ws_put(&w, "ls\xe2\x80\xa8.txt", "x", 1);	/* U+2028 line sep */
+	ws_put(&w, "nc\xef\xb7\x90.txt", "x", 1);	/* U+FDD0 nonchar */
 	ws_mkdir(&w, "d");
 	/* 254 bytes fit one component, but "d/" makes 256. */
 	memset(longname, 'n', 254);
@@ -521,7 +526,11 @@ START_TEST(test_artifacts_skip_unsafe_names)
 	assert_skipped(skipped, "esc?[2J.txt", "unsafe name");
 	assert_skipped(skipped, "bad?.txt", "unsafe name");
 	assert_skipped(skipped, "c1??.txt", "unsafe name");
-	ck_assert_uint_eq(json_array_size(skipped), 5);
+	assert_skipped(skipped, "evil???gnp.txt", "unsafe name");
+	assert_skipped(skipped, "zw???j.txt", "unsafe name");
+	assert_skipped(skipped, "ls???.txt", "unsafe name");
+	assert_skipped(skipped, "nc???.txt", "unsafe name");
+	ck_assert_uint_eq(json_array_size(skipped), 9);
 	json_decref(found);
 	json_decref(skipped);
 }

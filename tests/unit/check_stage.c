@@ -294,6 +294,15 @@ START_TEST(test_stage_refuses_unsafe_names)
 	assert_refused(&e, path, "control character");
 	env_put(&e, "del\x7f.txt", "x", path, sizeof(path));
 	assert_refused(&e, path, "control character");
+	/* Format, bidi and other invisible code points, as in artifacts. */
+	env_put(&e, "evil\xe2\x80\xaegnp.txt", "x", path, sizeof(path));
+	assert_refused(&e, path, "unsafe character");
+	env_put(&e, "c1\xc2\x85.txt", "x", path, sizeof(path));
+	assert_refused(&e, path, "control character");
+	env_put(&e, "bom\xef\xbb\xbf.txt", "x", path, sizeof(path));
+	assert_refused(&e, path, "unsafe character");
+	env_put(&e, "bad\xff.txt", "x", path, sizeof(path));
+	assert_refused(&e, path, "not UTF-8");
 }
 END_TEST
 
