@@ -251,7 +251,10 @@ audit_queue(struct audit_link *al, json_t *event, int sync, audit_done_fn *done,
 	TAILQ_INSERT_TAIL(&al->q, p, entry);
 	al->qlen++;
 	/* A failed send is the connection's: reset from the loop, which
-	 * sends this event again with the others. */
+	 * sends this event again with the others.  Until then nothing more
+	 * goes on it: it may hold part of a frame (lib/frame.h). */
+	if (event_pending(al->broken, EV_TIMEOUT, NULL))
+		return 0;
 	if (pending_send(al, p) == -1)
 		event_active(al->broken, EV_TIMEOUT, 0);
 	return 0;

@@ -82,10 +82,11 @@ frame_parse(const void *payload, size_t len, char *err, size_t errlen)
 	return v;
 }
 
-int
-frame_send(int fd, const json_t *msg, const int *fds, size_t nfds)
+/* One sendmsg of b from off, with fds on it when nfds > 0. */
+static ssize_t
+frame_sendmsg(int fd, const struct buf *b, size_t off, const int *fds,
+    size_t nfds)
 {
-	struct buf	 b;
 	struct msghdr	 mh;
 	struct iovec	 iov;
 	union {
@@ -94,20 +95,10 @@ frame_send(int fd, const json_t *msg, const int *fds, size_t nfds)
 	} cm;
 	struct cmsghdr	*c;
 	ssize_t		 n;
-	int		 rv = -1;
 
-	if (nfds > FRAME_FDS_MAX) {
-		errno = EINVAL;
-		return -1;
-	}
-	buf_init(&b, FRAME_HDR_LEN + FRAME_MAX);
-	if (frame_encode(msg, FRAME_MAX, &b) == -1) {
-		errno = EMSGSIZE;
-		goto out;
-	}
 	memset(&mh, 0, sizeof(mh));
-	iov.iov_base = b.data;
-	iov.iov_len = b.len;
+	iov.iov_base = b->data + off;
+	iov.iov_len = b->len - off;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	if (nfds > 0) {
@@ -123,7 +114,101 @@ frame_send(int fd, const json_t *msg, const int *fds, size_t nfds)
 	do {
 		n = sendmsg(fd, &mh, MSG_NOSIGNAL);
 	} while (n == -1 && errno == EINTR);
-	if (n == -1)
+	return n;
+}
+
+void
+frame_out_init(struct frame_out *fo)
+{
+	memset(fo, 0, sizeof(*fo));
+	buf_init(&fo->b, FRAME_HDR_LEN + FRAME_MAX);
+}
+
+int
+frame_out_pending(const struct frame_out *fo)
+{
+	return fo->off < fo->b.len;
+}
+
+int
+frame_out_start(struct frame_out *fo, const json_t *msg, size_t max,
+    const int *fds, size_t nfds)
+{
+	size_t	 i;
+
+	if (frame_out_pending(fo) || nfds > FRAME_FDS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	frame_out_free(fo);
+	frame_out_init(fo);
+	if (frame_encode(msg, max, &fo->b) == -1) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	/* Ours until the first byte is out: the caller may close its own. */
+	for (i = 0; i < nfds; i++) {
+		if ((fo->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0)) == -1) {
+			fo->nfds = i;
+			frame_out_free(fo);
+			return -1;
+		}
+	}
+	fo->nfds = nfds;
+	return 0;
+}
+
+static void
+frame_out_close_fds(struct frame_out *fo)
+{
+	size_t	 i;
+
+	for (i = 0; i < fo->nfds; i++)
+		close(fo->fds[i]);
+	fo->nfds = 0;
+}
+
+int
+frame_out_flush(struct frame_out *fo, int fd)
+{
+	ssize_t	 n;
+
+	while (frame_out_pending(fo)) {
+		n = frame_sendmsg(fd, &fo->b, fo->off, fo->fds, fo->nfds);
+		if (n == -1)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		/* The descriptors went with the first byte. */
+		frame_out_close_fds(fo);
+		fo->off += (size_t)n;
+	}
+	return 1;
+}
+
+void
+frame_out_free(struct frame_out *fo)
+{
+	frame_out_close_fds(fo);
+	buf_free(&fo->b);
+	fo->off = 0;
+}
+
+int
+frame_send(int fd, const json_t *msg, const int *fds, size_t nfds)
+{
+	struct buf	 b;
+	ssize_t		 n;
+	int		 rv = -1;
+
+	if (nfds > FRAME_FDS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	buf_init(&b, FRAME_HDR_LEN + FRAME_MAX);
+	if (frame_encode(msg, FRAME_MAX, &b) == -1) {
+		errno = EMSGSIZE;
+		goto out;
+	}
+	if ((n = frame_sendmsg(fd, &b, 0, fds, nfds)) == -1)
 		goto out;
 	/* The descriptors went with the first byte; send the rest plainly. */
 	if ((size_t)n < b.len &&

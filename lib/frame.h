@@ -17,7 +17,9 @@
 
 #define FRAME_HDR_LEN	4
 #define FRAME_FDS_MAX	4
-#define FRAME_MAX	(4 * 1024 * 1024)	/* absolute ceiling of any frame */
+/* Absolute ceiling of any frame: an exec frame to the session driver
+ * carries up to 1 MiB of code, which JSON escaping may grow sixfold. */
+#define FRAME_MAX	(8 * 1024 * 1024)
 
 struct peer {
 	uid_t	uid;
@@ -37,8 +39,37 @@ int	 frame_header(const uint8_t hdr[FRAME_HDR_LEN], size_t max, size_t *len);
  */
 json_t	*frame_parse(const void *payload, size_t len, char *err, size_t errlen);
 
-/* Blocking helpers for clients and tests. */
+/*
+ * Blocking helper for clients and tests.  On -1 the peer may hold part of
+ * a frame (a send timeout, an error mid-way): the connection can carry no
+ * further frame and must be closed.  Never use it on a non-blocking
+ * descriptor; use struct frame_out there.
+ */
 int	 frame_send(int fd, const json_t *msg, const int *fds, size_t nfds);
+
+/*
+ * A frame on its way to a non-blocking peer, from an event loop: the peer
+ * gets it whole, or the connection is to be dropped; never half a frame
+ * followed by another.  start encodes msg (at most max bytes) and keeps
+ * duplicates of fds, which go with the first byte; flush writes what the
+ * socket takes: 1 when all of it is out, 0 when some remains (wait for
+ * the socket to be writable and flush again), -1 on error (close the
+ * connection).  Only one frame at a time: start fails while one is
+ * pending.
+ */
+struct frame_out {
+	struct buf	 b;
+	size_t		 off;
+	int		 fds[FRAME_FDS_MAX];
+	size_t		 nfds;
+};
+void	 frame_out_init(struct frame_out *);
+int	 frame_out_start(struct frame_out *, const json_t *msg, size_t max,
+	    const int *fds, size_t nfds);
+int	 frame_out_flush(struct frame_out *, int fd);
+int	 frame_out_pending(const struct frame_out *);
+/* Drops what was not sent and closes the kept descriptors. */
+void	 frame_out_free(struct frame_out *);
 /*
  * Returns 1 with *msg (caller owns) and any received descriptors, 0 on a
  * clean EOF before a frame, -1 on error (err says why).

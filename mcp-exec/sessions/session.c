@@ -28,7 +28,9 @@
 
 #define READ_CHUNK		65536
 #define SESSION_CPU_SECONDS	3600	/* the driver process, over its life */
-#define CTL_SEND_TIMEOUT_S	2	/* sending code to an idle driver */
+/* The largest exec frame: the code, which JSON may grow sixfold (\u0001),
+ * and the envelope.  The driver accepts up to 16 MiB. */
+#define DRIVER_EXEC_MAX		(6 * PATTERNS_CODE_MAX + 256)
 
 static const char *const driver_argv[] = {
 	"/usr/bin/python3", "-I", "-X", "utf8",
@@ -36,6 +38,7 @@ static const char *const driver_argv[] = {
 };
 
 enum call_phase {
+	CALL_SENDING,		/* the exec frame is still going out */
 	CALL_RUNNING,
 	CALL_INTERRUPTING,	/* SIGINT sent, grace running */
 	CALL_DRAINING,		/* the driver is done; reading what is left */
@@ -54,6 +57,8 @@ struct call {
 	int			 done;		/* the driver reported */
 	int			 exit_code;
 	int			 timed_out, cancelled, killed;
+	int			 interrupt_when_sent;	/* cancelled while sending */
+	const char		*kill_reason;	/* why the session ends */
 };
 
 
@@ -137,6 +142,7 @@ sessions_publish(struct server *srv)
 }
 
 static void ctl_cb(evutil_socket_t, short, void *);
+static void ctl_write_cb(evutil_socket_t, short, void *);
 
 struct session *
 session_create(struct server *srv, const char *principal, char *err,
@@ -147,7 +153,6 @@ session_create(struct server *srv, const char *principal, char *err,
 	json_t				*ready;
 	char				 ws[PATH_MAX];
 	int				 sv[2] = { -1, -1 }, null = -1;
-	struct timeval			 tv = { CTL_SEND_TIMEOUT_S, 0 };
 
 	if (srv->nsessions >= sc->max_sessions ||
 	    principal_sessions(srv, principal) >= sc->max_sessions_per_principal) {
@@ -159,6 +164,7 @@ session_create(struct server *srv, const char *principal, char *err,
 	s = xcalloc(1, sizeof(*s));
 	s->srv = srv;
 	s->ctl = s->wsfd = -1;
+	frame_out_init(&s->ctl_out);
 	new_session_id(s->id);
 	snprintf(s->principal, sizeof(s->principal), "%s", principal);
 	profile_copy(&s->prof, &srv->profile);
@@ -213,10 +219,13 @@ session_create(struct server *srv, const char *principal, char *err,
 		goto fail;
 	}
 	json_decref(ready);
+	/* Non-blocking: code goes out as the driver takes it (ctl_write_cb),
+	 * never blocking the loop, never half a frame (lib/frame.h). */
 	if (set_nonblock(s->ctl) == -1 ||
-	    setsockopt(s->ctl, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
 	    (s->ctl_ev = event_new(srv->base, s->ctl, EV_READ | EV_PERSIST,
-	    ctl_cb, s)) == NULL || event_add(s->ctl_ev, NULL) == -1) {
+	    ctl_cb, s)) == NULL || event_add(s->ctl_ev, NULL) == -1 ||
+	    (s->ctl_wev = event_new(srv->base, s->ctl, EV_WRITE | EV_PERSIST,
+	    ctl_write_cb, s)) == NULL) {
 		snprintf(err, errlen, "control socket: %s", strerror(errno));
 		goto fail;
 	}
@@ -247,6 +256,9 @@ fail:
 		close(s->ctl);
 	if (s->ctl_ev != NULL)
 		event_free(s->ctl_ev);
+	if (s->ctl_wev != NULL)
+		event_free(s->ctl_wev);
+	frame_out_free(&s->ctl_out);
 	if (s->wsfd != -1)
 		close(s->wsfd);
 	if (s->started)
@@ -335,6 +347,8 @@ session_close(struct session *s, const char *reason)
 	    "session_closed", "principal", s->principal, "session_id", s->id,
 	    "reason", reason));
 	event_free(s->ctl_ev);
+	event_free(s->ctl_wev);
+	frame_out_free(&s->ctl_out);
 	close(s->ctl);
 	close(s->wsfd);
 	sandbox_destroy(&s->sb);		/* the artifacts store with it */
@@ -390,7 +404,22 @@ call_finish(struct call *c)
 	struct call_result	 r;
 	json_t			*changed = NULL, *skipped = NULL;
 	size_t			 olen, elen;
-	int			 killed = c->killed;
+	int			 killed;
+	const char		*why;
+
+	/* Half an exec frame would be read as the start of the next: a
+	 * session that cannot take its frame whole cannot be used again. */
+	if (frame_out_pending(&s->ctl_out) && !c->killed) {
+		c->killed = 1;
+		c->kill_reason = "the session's Python driver did not take "
+		    "the code";
+		sandbox_kill(&s->sb);
+	}
+	event_del(s->ctl_wev);
+	frame_out_free(&s->ctl_out);
+	killed = c->killed;
+	why = c->kill_reason != NULL ? c->kill_reason :
+	    "killed after the call could not be stopped";
 
 	memset(&r, 0, sizeof(r));
 	r.session_id = s->id;
@@ -419,7 +448,7 @@ call_finish(struct call *c)
 	json_decref(skipped);
 	call_free(c);
 	if (killed && !s->srv->stopping)
-		session_close(s, "killed after the call could not be stopped");
+		session_close(s, why);
 }
 
 static void
@@ -475,6 +504,19 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 	int		 i;
 
 	switch (c->phase) {
+	case CALL_SENDING:
+		/* The code never reached the driver whole: nothing ran, and
+		 * the session cannot be used with half a frame in it. */
+		if (c->kill_reason == NULL) {
+			c->timed_out = 1;
+			metrics_timeout(&c->s->srv->metrics);
+			c->kill_reason = "the session's Python driver did not "
+			    "take the code in time";
+		}
+		c->killed = 1;
+		sandbox_kill(&c->s->sb);
+		call_finish(c);
+		break;
 	case CALL_RUNNING:
 		c->timed_out = 1;
 		counters_timeout(&c->s->srv->counters);
@@ -504,10 +546,49 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 void
 call_cancel(struct call *c)
 {
-	if (c->done || c->phase != CALL_RUNNING)
+	if (c->done || c->cancelled)
+		return;
+	if (c->phase == CALL_SENDING) {
+		/* It runs once the driver has it all; interrupt it then. */
+		c->cancelled = c->interrupt_when_sent = 1;
+		return;
+	}
+	if (c->phase != CALL_RUNNING)
 		return;
 	c->cancelled = 1;
 	call_interrupt(c);
+}
+
+/* The exec frame is out: the code runs now. */
+static void
+call_sent(struct call *c)
+{
+	c->phase = CALL_RUNNING;
+	if (c->interrupt_when_sent)
+		call_interrupt(c);
+}
+
+/* The driver can take more of the exec frame. */
+static void
+ctl_write_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	struct call	*c = s->call;
+	struct timeval	 now = { 0, 0 };
+	int		 r;
+
+	if ((r = frame_out_flush(&s->ctl_out, s->ctl)) == 0)
+		return;
+	event_del(s->ctl_wev);
+	if (c == NULL || c->phase != CALL_SENDING)
+		return;
+	if (r == 1) {
+		call_sent(c);
+		return;
+	}
+	/* The socket failed mid-frame: end it from the timer, as a kill. */
+	c->kill_reason = "the session's Python driver is not listening";
+	evtimer_add(c->timer, &now);
 }
 
 /* A message from the driver: only "done" for the running call counts. */
@@ -519,7 +600,9 @@ driver_message(struct session *s, json_t *msg)
 	json_t		*code = json_object_get(msg, "exit_code");
 	struct timeval	 tv = { 0, CALL_DRAIN_MS * 1000 };
 
-	if (c == NULL || c->done || op == NULL || strcmp(op, "done") != 0 ||
+	/* No "done" counts for code the driver has not had whole. */
+	if (c == NULL || c->done || c->phase == CALL_SENDING || op == NULL ||
+	    strcmp(op, "done") != 0 ||
 	    json_integer_value(json_object_get(msg, "id")) !=
 	    (json_int_t)c->exec_id || !json_is_integer(code))
 		return;
@@ -586,10 +669,11 @@ session_exec(struct session *s, const char *code, size_t len,
 {
 	struct call	*c;
 	struct timeval	 tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
+	struct timeval	 now = { 0, 0 };
 	json_t		*msg;
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, fds[2], i, r;
 
-	if (s->call != NULL) {
+	if (s->call != NULL || frame_out_pending(&s->ctl_out)) {
 		snprintf(err, errlen, "the session is running another call");
 		return NULL;
 	}
@@ -601,16 +685,20 @@ session_exec(struct session *s, const char *code, size_t len,
 	    (json_int_t)++s->next_exec, "code", code, len);
 	fds[0] = po[1];
 	fds[1] = pe[1];
-	r = msg ? frame_send(s->ctl, msg, fds, 2) : -1;
+	/* The frame keeps its own copies of the write ends until sent. */
+	r = msg ? frame_out_start(&s->ctl_out, msg, DRIVER_EXEC_MAX, fds, 2) :
+	    -1;
 	json_decref(msg);
 	close(po[1]);
 	close(pe[1]);
 	po[1] = pe[1] = -1;
 	if (r == -1) {
-		snprintf(err, errlen, "the session's Python driver is not "
-		    "listening");
+		/* Nothing was sent: the session is as it was. */
+		snprintf(err, errlen, "the code could not be framed for the "
+		    "session's Python driver");
 		goto fail;
 	}
+	r = frame_out_flush(&s->ctl_out, s->ctl);
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->hooks = *hooks;
@@ -618,6 +706,7 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
 	c->t0 = mono_ms();
+	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);
 	for (i = 0; i < 2; i++) {
@@ -629,7 +718,17 @@ session_exec(struct session *s, const char *code, size_t len,
 	}
 	if ((c->timer = evtimer_new(s->srv->base, timer_cb, c)) == NULL)
 		fatalx("evtimer_new");
-	evtimer_add(c->timer, &tv);
+	if (r == -1) {
+		/* Failed mid-frame: the call ends from the loop, as a kill,
+		 * and the session with it (done never runs before we return). */
+		c->kill_reason = "the session's Python driver is not listening";
+		evtimer_add(c->timer, &now);
+	} else {
+		/* The call's own clock bounds the sending too. */
+		evtimer_add(c->timer, &tv);
+		if (r == 0 && event_add(s->ctl_wev, NULL) == -1)
+			fatalx("event_add");
+	}
 	s->call = c;
 	s->last_used = mono_ms();
 	return c;

@@ -39,6 +39,8 @@ struct session {
 	int			 wsfd;		/* O_PATH: its /workspace */
 	uint8_t			 ctl_buf[DRIVER_MSG_MAX + FRAME_HDR_LEN];
 	size_t			 ctl_len;
+	struct frame_out	 ctl_out;	/* the exec frame going out */
+	struct event		*ctl_wev;	/* writable, while it is */
 	struct call		*call;
 	int			 held;		/* a call is about to start */
 	uint64_t		 next_exec;

@@ -3,6 +3,9 @@
  * payload parsing, descriptor passing and peer credentials.
  */
 #include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <poll.h>
 
 #include "testutil.h"
 #include "frame.h"
@@ -140,6 +143,96 @@ START_TEST(test_listen_refuses_to_replace_a_regular_file)
 }
 END_TEST
 
+/* A frame far larger than the socket buffer, to a non-blocking peer that
+ * reads slowly: it arrives whole, descriptors with it, and a second frame
+ * cannot start while the first is on its way. */
+START_TEST(test_frame_out_sends_whole_frames_to_nonblocking_peer)
+{
+	struct frame_out	 fo;
+	json_t			*msg, *got, *small;
+	char			*big, err[128];
+	int			 sv[2], p[2], fds[FRAME_FDS_MAX], sndbuf = 4096;
+	int			 r, rounds = 0, st;
+	pid_t			 pid;
+	size_t			 nfds, n = 999000;
+	char			 c;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv), 0);
+	ck_assert_int_eq(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	big = malloc(n + 1);
+	memset(big, 'x', n);
+	big[n] = '\0';
+	msg = json_pack("{s:s, s:s}", "op", "exec", "code", big);
+	small = json_pack("{s:s}", "op", "other");
+	frame_out_init(&fo);
+	ck_assert_int_eq(frame_out_start(&fo, msg, FRAME_MAX, &p[1], 1), 0);
+	/* Our copy goes; the frame keeps its own until the first byte. */
+	close(p[1]);
+	ck_assert_int_eq(frame_out_flush(&fo, sv[0]), 0);
+	ck_assert(frame_out_pending(&fo));
+	ck_assert_int_eq(frame_out_start(&fo, small, FRAME_MAX, NULL, 0), -1);
+	/* The reader is blocking: frame_recv takes its time, we flush. */
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		ck_assert_int_eq(fcntl(sv[1], F_SETFL, 0), 0);
+		r = frame_recv(sv[1], FRAME_MAX, &got, fds, &nfds, err,
+		    sizeof(err));
+		if (r != 1) {
+			fprintf(stderr, "frame_recv: %s\n", err);
+			_exit(1);
+		}
+		if (nfds != 1 || json_string_length(json_object_get(got,
+		    "code")) != n)
+			_exit(3);
+		/* The write end came with the frame: it still works. */
+		_exit(write(fds[0], "k", 1) == 1 ? 0 : 2);
+	}
+	close(sv[1]);
+	while ((r = frame_out_flush(&fo, sv[0])) == 0) {
+		struct pollfd pfd = { sv[0], POLLOUT, 0 };
+
+		ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+		rounds++;
+	}
+	ck_assert_int_eq(r, 1);
+	ck_assert_int_gt(rounds, 0);
+	ck_assert(!frame_out_pending(&fo));
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "reader: %#x", st);
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'k');
+	ck_assert_int_eq(frame_out_start(&fo, small, FRAME_MAX, NULL, 0), 0);
+	frame_out_free(&fo);
+	json_decref(msg);
+	json_decref(small);
+	free(big);
+}
+END_TEST
+
+/* The old helper on a non-blocking socket gave up after part of a frame:
+ * frame_out never leaves a part behind unless the connection failed. */
+START_TEST(test_frame_out_error_on_closed_peer)
+{
+	struct frame_out	 fo;
+	json_t			*msg = json_pack("{s:s}", "op", "x");
+	int			 sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv), 0);
+	close(sv[1]);
+	frame_out_init(&fo);
+	ck_assert_int_eq(frame_out_start(&fo, msg, FRAME_MAX, NULL, 0), 0);
+	ck_assert_int_eq(frame_out_flush(&fo, sv[0]), -1);
+	frame_out_free(&fo);
+	ck_assert(!frame_out_pending(&fo));
+	json_decref(msg);
+	close(sv[0]);
+}
+END_TEST
+
 static Suite *
 frame_suite(void)
 {
@@ -154,6 +247,8 @@ frame_suite(void)
 	tcase_add_test(tc, test_send_recv_with_descriptor_and_peercred);
 	tcase_add_test(tc, test_recv_refuses_oversized_and_unexpected_fds);
 	tcase_add_test(tc, test_listen_refuses_to_replace_a_regular_file);
+	tcase_add_test(tc, test_frame_out_sends_whole_frames_to_nonblocking_peer);
+	tcase_add_test(tc, test_frame_out_error_on_closed_peer);
 	suite_add_tcase(s, tc);
 	return s;
 }
