@@ -208,8 +208,16 @@ port_log(struct tool_req *rq, const char *level, json_t *data)
 	mcp_log(flight_of(rq)->conn, (enum mcp_log_level)i, data);
 }
 
+/* The transport left: mcp_conn_detach. */
+static int
+port_reachable(struct tool_req *rq)
+{
+	return flight_of(rq)->conn->transport != NULL;
+}
+
 static const struct tool_port mcp_port = {
-	port_result, port_fault, port_drop, port_notify, port_log
+	port_result, port_fault, port_drop, port_notify, port_log,
+	port_reachable
 };
 
 /* A request the tools layer answers, now or later, through mcp_port. */

@@ -40,6 +40,7 @@ struct pycall {
 	const struct profile *prof;	/* the session's: it outlives the call */
 	json_t		*argv;		/* run_command's, for the audit */
 	int		 oneshot;	/* close the session afterwards */
+	int		 created;	/* the session was made for this call */
 };
 
 /* ------------------------------------------------------------ requests */
@@ -84,6 +85,12 @@ void
 tool_log(struct tool_req *rq, const char *level, json_t *data)
 {
 	rq->port->log(rq, level, data);
+}
+
+int
+tool_reachable(struct tool_req *rq)
+{
+	return rq->port->reachable(rq);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -273,7 +280,10 @@ py_done(void *arg, const struct call_result *res)
 	if (pc->oneshot) {
 		r.artifacts = none = json_array();
 		close_later(pc, r.session_id);
-	}
+	} else if (pc->created && (pc->rq->cancelled ||
+	    !tool_reachable(pc->rq)))
+		/* Made for this call, and its id never reaches the client. */
+		close_later(pc, r.session_id);
 	audit_execution(pc, &r);
 	if (pc->rq->cancelled) {
 		tool_drop(pc->rq);	/* a cancelled request gets no reply */
@@ -450,7 +460,9 @@ py_started(void *arg, int audited, const char *audit_err)
 out:
 	tool_drop(pc->rq);	/* cancelled: no answer */
 close:
-	if (pc->oneshot && s != NULL)
+	/* A session made for a call that never ran goes with it: the client
+	 * never learnt its id, and it would count against the limits. */
+	if ((pc->oneshot || pc->created) && s != NULL)
 		session_close(s, "not run");
 	pycall_free(pc);
 }
@@ -463,7 +475,7 @@ close:
 static void
 start_call(struct tool_req *rq, struct session *s,
     const char *code, size_t len, unsigned timeout, const json_t *token,
-    json_t *hits, const char *tool, json_t *argv, int oneshot)
+    json_t *hits, const char *tool, json_t *argv, int oneshot, int created)
 {
 	struct server		*srv = rq->srv;
 	struct pycall		*pc;
@@ -476,6 +488,7 @@ start_call(struct tool_req *rq, struct session *s,
 	pc->tool = tool;
 	pc->prof = session_profile(s);
 	pc->oneshot = oneshot;
+	pc->created = created;
 	pc->timeout_ms = timeout;
 	pc->code = xmalloc(len + 1);
 	memcpy(pc->code, code, len);
@@ -583,7 +596,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 		}
 	}
 	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
-	    NULL, 0);
+	    NULL, 0, sid == NULL);
 }
 
 /* The code the driver runs for a command: no shell, argv as given. */
@@ -699,7 +712,7 @@ run_command(struct tool_req *rq, const json_t *args,
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,
 	    "run_command", json_pack("{s:s, s:O}", "command", name, "args",
-	    cargs), 1);
+	    cargs), 1, 1);
 	free(code);
 out:
 	json_decref(empty);

@@ -42,6 +42,8 @@ struct tool_port {
 	 * log message ("warning", "error", ...) for the client. */
 	void	(*notify)(struct tool_req *, const char *method, json_t *params);
 	void	(*log)(struct tool_req *, const char *level, json_t *data);
+	/* 0 once nothing sent for it can reach the client any more. */
+	int	(*reachable)(struct tool_req *);
 };
 
 struct tool_req {
@@ -61,6 +63,7 @@ void	tool_fault(struct tool_req *, enum tool_fault, const char *fmt, ...)
 void	tool_drop(struct tool_req *);
 void	tool_notify(struct tool_req *, const char *method, json_t *params);
 void	tool_log(struct tool_req *, const char *level, json_t *data);
+int	tool_reachable(struct tool_req *);
 
 /* The tool definitions (new reference). */
 json_t	*tools_list(struct server *);
