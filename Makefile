@@ -25,7 +25,7 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
-	    rsyslog rsyslog-openssl mandoc
+	    rsyslog rsyslog-openssl mandoc clang
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
@@ -79,6 +79,7 @@ PROGRAMS    = $(BUILD)/stockade-auditd $(BUILD)/stockade $(BUILD)/mcp-exec \
 	      $(BUILD)/netguard
 UNIT_BINS   = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 FUZZ_REPLAY = $(patsubst tests/fuzz/%.c,$(BUILD)/tests/replay_%,$(FUZZ_SRC))
+FUZZ_BINS   = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 BENCH_BINS  = $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_STAMP  = build/.deps-ok
@@ -149,11 +150,38 @@ $(BUILD)/obj/netguard/%.o: CFLAGS += -Inetguard
 $(BUILD)/obj/mcp-exec/%.o: CFLAGS += -Imcp-exec
 $(BUILD)/obj/tests/%.o: CFLAGS += -Iauditd -Icli $(MCP_INC) -Inetguard
 $(BUILD)/obj/tests/unit/%.o: CFLAGS += $(CHECK_CFLAGS) -Wno-missing-prototypes
+# A fuzz target may read the shipped policy, wherever it is run from.
+$(BUILD)/obj/tests/fuzz/%.o: CFLAGS += -DSTOCKADE_SRCDIR='"$(CURDIR)"'
+$(BUILD)/fuzzobj/tests/fuzz/%.o: FUZZ_CFLAGS += -DSTOCKADE_SRCDIR='"$(CURDIR)"'
 
 # Fuzz targets, replayed over their seed corpus by a plain driver in `make check`.
 $(BUILD)/tests/replay_%: $(call obj,tests/fuzz/%.c tests/fuzz/replay.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The same targets built with clang's libFuzzer (ASan + UBSan): `make check`
+# links every one of them, so none can rot unnoticed; `make fuzz` runs them.
+# Every daemon source goes into one archive built with fuzzer coverage.
+FUZZ_CC     ?= clang
+FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
+	       -fsanitize=fuzzer-no-link,address,undefined -Wall -Wno-unused-parameter \
+	       -Ilib -Iauditd -Icli $(MCP_INC) -Inetguard \
+	       -I$(BUILD)/gen $(PKG_CFLAGS)
+FUZZ_ALL_SRC = $(LIB_SRC) $(AUDITD_SRC) $(CLI_SRC) $(MCP_SRC) $(NG_SRC)
+fuzzobj = $(patsubst %.c,$(BUILD)/fuzzobj/%.o,$(1))
+LIBFUZZALL  = $(BUILD)/libfuzz-all.a
+
+$(BUILD)/fuzzobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/fuzzobj/mcp-exec/sandbox/seccomp_builtin.o: $(BUILD)/gen/seccomp_bpf.h
+$(LIBFUZZALL): $(call fuzzobj,$(FUZZ_ALL_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/fuzz/%: $(call fuzzobj,tests/fuzz/%.c) $(LIBFUZZALL)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^ $(PKG_LIBS) -lpthread
 
 $(BUILD)/bench/%: $(call obj,bench/%.c) $(ALL_LIBS)
 	@mkdir -p $(dir $@)
@@ -185,7 +213,7 @@ check: $(DEPS_STAMP)
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
 		unit integration escape mcp egress
 
-unit: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY)
+unit: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
 
 integration: $(PROGRAMS) $(DRIVER) $(BENCH_BINS)
@@ -209,9 +237,8 @@ bench: $(DEPS_STAMP)
 	@BUILD=build bench/run.sh
 
 fuzz: $(DEPS_STAMP)
-	@command -v clang >/dev/null || { \
-		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-		$$sudo apt-get install -y -q clang; }
+	$(MAKE) --no-print-directory BUILD=build/fuzz \
+		$(patsubst tests/fuzz/%.c,build/fuzz/fuzz/%,$(FUZZ_SRC))
 	@BUILD=build/fuzz tests/fuzz/run.sh $(FUZZ_SRC)
 
 run: $(DEPS_STAMP)
@@ -250,4 +277,4 @@ install: all
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/fuzzobj -name '*.d' 2>/dev/null)
