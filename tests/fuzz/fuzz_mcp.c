@@ -19,7 +19,6 @@
 
 #include "log.h"
 #include "mcp.h"
-#include "profile.h"
 #include "server.h"
 #include "session.h"
 #include "session_int.h"
@@ -114,6 +113,12 @@ const char *
 session_id(const struct session *s)
 {
 	return s->id;
+}
+
+const struct profile *
+session_profile(const struct session *s)
+{
+	return &s->srv->profile;
 }
 
 int
@@ -289,15 +294,11 @@ fuzz_init(void)
 	const char	*rules = STOCKADE_SRCDIR "/rules";
 
 	log_init("fuzz_mcp", 1, -1);
-	srv.rules_dir = rules;
-	if (mcpexec_conf_load(rules, &srv.conf) == -1 ||
-	    profile_load(rules, srv.conf.default_profile, &srv.profile) == -1 ||
-	    (srv.patterns = patterns_load(rules)) == NULL ||
-	    (srv.commands = commands_load(rules)) == NULL)
-		abort();
 	/* No daemon there: calls go on unaudited, as far as they can. */
-	snprintf(srv.conf.server.audit_socket,
-	    sizeof(srv.conf.server.audit_socket), "/nonexistent/audit.sock");
+	srv.opts.rules_dir = rules;
+	srv.opts.audit_socket = "/nonexistent/audit.sock";
+	if (server_load(&srv) == -1)
+		abort();
 	srv.conf.server.audit_required = 0;
 	LIST_INIT(&srv.sessions);
 	if ((srv.base = event_base_new()) == NULL)
