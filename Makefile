@@ -165,6 +165,7 @@ $(BUILD)/tests/replay_%: $(call obj,tests/fuzz/%.c tests/fuzz/replay.c) $(ALL_LI
 FUZZ_CC     ?= clang
 FUZZ_CFLAGS  = -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer \
 	       -fsanitize=fuzzer-no-link,address,undefined -Wall -Wno-unused-parameter \
+	       -Wno-string-plus-int \
 	       -Ilib -Iauditd -Icli $(MCP_INC) -Inetguard \
 	       -I$(BUILD)/gen $(PKG_CFLAGS)
 FUZZ_ALL_SRC = $(LIB_SRC) $(AUDITD_SRC) $(CLI_SRC) $(MCP_SRC) $(NG_SRC)

@@ -30,7 +30,7 @@
 #define SESSION_CPU_SECONDS	3600	/* the driver process, over its life */
 /* The largest exec frame: the code, which JSON may grow sixfold (\u0001),
  * and the envelope.  The driver accepts up to 16 MiB. */
-#define DRIVER_EXEC_MAX		(6 * PATTERNS_CODE_MAX + 256)
+#define DRIVER_EXEC_MAX		(6 * CODE_BYTES_MAX + 256)
 
 static const char *const driver_argv[] = {
 	"/usr/bin/python3", "-I", "-X", "utf8",
@@ -509,7 +509,7 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 		 * the session cannot be used with half a frame in it. */
 		if (c->kill_reason == NULL) {
 			c->timed_out = 1;
-			metrics_timeout(&c->s->srv->metrics);
+			counters_timeout(&c->s->srv->counters);
 			c->kill_reason = "the session's Python driver did not "
 			    "take the code in time";
 		}

@@ -18,10 +18,11 @@
 #include <jansson.h>
 
 #include "log.h"
-#include "mcp.h"
-#include "server.h"
-#include "session.h"
-#include "session_int.h"
+#include "protocol/mcp.h"
+#include "reload.h"
+#include "sessions/server.h"
+#include "sessions/session.h"
+#include "sessions/session_int.h"
 #include "util.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);

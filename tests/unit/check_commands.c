@@ -6,7 +6,7 @@
  */
 #include <jansson.h>
 
-#include "commands.h"
+#include "tools/commands.h"
 #include "testutil.h"
 
 static struct commands *
