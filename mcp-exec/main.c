@@ -134,7 +134,8 @@ cmd_run(int argc, char *argv[])
 	if (need_root() == -1 ||
 	    load_settings(rules, state, profile, &conf, &prof) == -1)
 		return 1;
-	if (run_state_init(&conf, err, sizeof(err)) == -1) {
+	if (run_state_init(&conf, err, sizeof(err)) == -1 ||
+	    cgroup_init(&conf.cgroup, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;
 	}
@@ -279,7 +280,9 @@ cmd_serve(int argc, char *argv[])
 	}
 	if (need_root() == -1)
 		goto out;
-	if (run_state_init(&srv.conf, err, sizeof(err)) == -1) {
+	/* Cgroups once, here: each session's sandboxes go beside the others. */
+	if (run_state_init(&srv.conf, err, sizeof(err)) == -1 ||
+	    cgroup_init(&srv.conf.cgroup, err, sizeof(err)) == -1) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		goto out;
 	}

@@ -176,7 +176,10 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 } while (0)
 	KEEP(state_dir, "state_dir");
 	KEEP(idmap, "uids");
-	KEEP(cgroup, "cgroup");
+	/* cgroup also carries the base resolved at start: keep all of it. */
+	KEEP(cgroup.version, "cgroup.version");
+	KEEP(cgroup.parent, "cgroup.parent");
+	new->cgroup = run->cgroup;
 	KEEP(server.audit_socket, "server.audit_socket");
 	KEEP(server.netguard_socket, "server.netguard_socket");
 	KEEP(server.driver_dir, "server.driver_dir");

@@ -6,6 +6,7 @@
  */
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,7 +23,8 @@
 #include "sandbox.h"
 #include "util.h"
 
-#define CG_V1_MAX	3
+#define CG_V1_MAX	CGROUP_V1_MAX
+#define CG_NEST_MAX	16	/* leaves nested by earlier builds we undo */
 #define CG_FILE_MAX	65536	/* a cgroup file we read */
 #define CG_KILL_ROUNDS	100	/* v1: kill passes until the cgroup is empty */
 #define CG_RMDIR_TRIES	100
@@ -30,6 +32,7 @@
 #define CPU_PERIOD_US	100000
 
 static const char *const v1_controllers[CG_V1_MAX] = { "memory", "pids", "cpu" };
+static const char *const v2_want = "+memory +pids +cpu";
 
 struct cgroup {
 	enum cgroup_version	v;
@@ -172,42 +175,169 @@ own_cgroup(const char *controller, char *out, size_t outlen)
 	return rv;
 }
 
+/* 1 when the v2 cgroup dir enables memory and pids for its children. */
 static int
-parent_dir(const struct cgroup_conf *conf, const char *mount,
-    const char *controller, char *out, size_t outlen)
+v2_prepared(const char *dir)
 {
-	char	 own[PATH_MAX];
+	char	*ctl;
+	int	 yes;
 
-	if (conf->parent[0] != '\0')
-		return xsnprintf(out, outlen, "%s/%s", mount, conf->parent);
-	if (own_cgroup(controller, own, sizeof(own)) == -1)
-		return -1;
-	return xsnprintf(out, outlen, "%s%s", mount, strcmp(own, "/") ? own : "");
+	if ((ctl = cg_read(dir, "cgroup.subtree_control")) == NULL)
+		return 0;
+	yes = strstr(ctl, "memory") != NULL && strstr(ctl, "pids") != NULL;
+	free(ctl);
+	return yes;
+}
+
+/* 1 for "stockade-" followed by a sandbox id. */
+static int
+is_sandbox_name(const char *name)
+{
+	size_t	 n = strlen(CGROUP_PREFIX);
+
+	return strncmp(name, CGROUP_PREFIX, n) == 0 &&
+	    strlen(name + n) == SANDBOX_ID_HEX &&
+	    strspn(name + n, "0123456789abcdef") == SANDBOX_ID_HEX;
 }
 
 /*
- * v2's "no internal processes" rule: controllers can be enabled for the
- * children of a cgroup only while it holds no process itself.  When
- * mcp-exec sits in the parent, it moves itself to a leaf first.
+ * Undoes what earlier builds left in a leaf: they moved into
+ * <leaf>/mcp-exec at every start, nesting one level per restart, and made
+ * sandboxes at each level.  Empty ones go (rmdir refuses any that holds a
+ * process), then the leaf's own controllers, so a process may join it.
+ */
+static void
+v2_prune(const char *dir, int depth)
+{
+	char		 sub[PATH_MAX];
+	DIR		*d;
+	struct dirent	*de;
+
+	if (depth >= CG_NEST_MAX || (d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR || (strcmp(de->d_name, CGROUP_LEAF) &&
+		    !is_sandbox_name(de->d_name)) ||
+		    xsnprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) == -1)
+			continue;
+		v2_prune(sub, depth + 1);
+		(void)rmdir(sub);
+	}
+	closedir(d);
+	(void)cg_write(dir, "cgroup.subtree_control", "-memory -pids -cpu");
+}
+
+/*
+ * v2: the base is cgroup.parent, or the cgroup we were started in, or,
+ * when that is a leaf an mcp-exec made (a restart that kept its cgroup,
+ * an `mcp-exec run` started beside the server), the leaf's parent.
+ * "No internal processes": controllers can be enabled for the base's
+ * children only while it holds no process, so when mcp-exec sits in the
+ * base it moves itself, once, into <base>/mcp-exec.
  */
 static int
-v2_enable_controllers(const char *parent, char *err, size_t errlen)
+v2_init(struct cgroup_conf *conf, char *err, size_t errlen)
 {
-	static const char *const want = "+memory +pids +cpu";
-	char	 leaf[PATH_MAX];
+	char	 own[PATH_MAX], self[PATH_MAX], leaf[PATH_MAX], *base, *slash;
 
-	if (cg_write(parent, "cgroup.subtree_control", want) == 0)
-		return 0;
-	if (errno != EBUSY ||
-	    xsnprintf(leaf, sizeof(leaf), "%s/mcp-exec", parent) == -1 ||
-	    (mkdir(leaf, 0755) == -1 && errno != EEXIST) ||
-	    cg_writef(leaf, "cgroup.procs", "%ld", (long)getpid()) == -1 ||
-	    cg_write(parent, "cgroup.subtree_control", want) == -1) {
-		snprintf(err, errlen, "%s: cannot enable memory, pids and cpu "
-		    "for sandboxes: %s (delegate the cgroup to mcp-exec)",
-		    parent, strerror(errno));
+	base = conf->base[0];
+	if (own_cgroup(NULL, own, sizeof(own)) == -1 ||
+	    xsnprintf(self, sizeof(self), "%s%s", CGROUP_ROOT,
+	    strcmp(own, "/") ? own : "") == -1 ||
+	    xsnprintf(base, PATH_MAX, "%s", self) == -1) {
+		snprintf(err, errlen, "cannot find our cgroup in "
+		    "/proc/self/cgroup");
 		return -1;
 	}
+	if (conf->parent[0] != '\0') {
+		if (xsnprintf(base, PATH_MAX, "%s/%s", CGROUP_ROOT,
+		    conf->parent) == -1)
+			goto toolong;
+	} else if ((slash = strrchr(base, '/')) != NULL &&
+	    strcmp(slash + 1, CGROUP_LEAF) == 0) {
+		*slash = '\0';
+		if (!v2_prepared(base))
+			*slash = '/';
+	}
+	if (xsnprintf(leaf, sizeof(leaf), "%s/%s", base, CGROUP_LEAF) == -1)
+		goto toolong;
+	if (cg_write(base, "cgroup.subtree_control", v2_want) == 0)
+		return 0;
+	if (errno != EBUSY || strcmp(self, base) != 0) {
+		snprintf(err, errlen, "%s: cannot enable memory, pids and cpu "
+		    "for sandboxes: %s (delegate the cgroup to mcp-exec%s)",
+		    base, strerror(errno), errno == EBUSY ? ", and run nothing "
+		    "else in it" : "");
+		return -1;
+	}
+	if (mkdir(leaf, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", leaf, strerror(errno));
+		return -1;
+	}
+	v2_prune(leaf, 0);
+	if (cg_writef(leaf, "cgroup.procs", "%ld", (long)getpid()) == -1) {
+		snprintf(err, errlen, "%s/cgroup.procs: %s", leaf,
+		    strerror(errno));
+		return -1;
+	}
+	if (cg_write(base, "cgroup.subtree_control", v2_want) == -1) {
+		snprintf(err, errlen, "%s: cannot enable memory, pids and cpu "
+		    "for sandboxes: %s (other processes share mcp-exec's "
+		    "cgroup: give it one of its own)", base, strerror(errno));
+		return -1;
+	}
+	return 0;
+toolong:
+	snprintf(err, errlen, "cgroup path too long");
+	return -1;
+}
+
+int
+cgroup_init(struct cgroup_conf *conf, char *err, size_t errlen)
+{
+	char	 own[PATH_MAX];
+	int	 v, i;
+
+	if (conf->ready)
+		return 0;
+	if ((v = cgroup_detect(conf->version)) == -1) {
+		snprintf(err, errlen, "no usable cgroup %s hierarchy (memory "
+		    "and pids controllers) under %s", conf->version ==
+		    CGROUP_V2 ? "v2" : conf->version == CGROUP_V1 ? "v1" :
+		    "v1 or v2", CGROUP_ROOT);
+		return -1;
+	}
+	conf->resolved = (enum cgroup_version)v;
+	if (v == CGROUP_V2) {
+		if (v2_init(conf, err, errlen) == -1)
+			return -1;
+	} else {
+		/* v1 has no rule against processes beside child cgroups:
+		 * the base is just where we are (or cgroup.parent). */
+		for (i = 0; i < CG_V1_MAX; i++) {
+			if (conf->parent[0] != '\0') {
+				if (xsnprintf(own, sizeof(own), "/%s",
+				    conf->parent) == -1) {
+					snprintf(err, errlen, "cgroup path too "
+					    "long");
+					return -1;
+				}
+			} else if (own_cgroup(v1_controllers[i], own,
+			    sizeof(own)) == -1) {
+				snprintf(err, errlen, "cannot find our %s "
+				    "cgroup in /proc/self/cgroup",
+				    v1_controllers[i]);
+				return -1;
+			}
+			if (xsnprintf(conf->base[i], sizeof(conf->base[i]),
+			    "%s/%s%s", CGROUP_ROOT, v1_controllers[i],
+			    strcmp(own, "/") ? own : "") == -1) {
+				snprintf(err, errlen, "cgroup path too long");
+				return -1;
+			}
+		}
+	}
+	conf->ready = 1;
 	return 0;
 }
 
@@ -249,50 +379,32 @@ v1_limits(struct cgroup *cg, const struct sandbox_limits *l)
 }
 
 /*
- * The cgroup's paths, one per v1 controller or one on v2 (made = 0: not
- * created by us).  With mk, the parents are readied and the directories
- * made.
+ * The cgroup's paths, one per v1 controller or one on v2, directly under
+ * the base cgroup_init resolved.  With mk, the directories are made.
  */
 static struct cgroup *
 cgroup_paths(const struct cgroup_conf *conf, const char *name, int mk,
     char *err, size_t errlen)
 {
-	struct cgroup	*cg = xcalloc(1, sizeof(*cg));
-	char		 parent[PATH_MAX], mount[PATH_MAX];
-	int		 v, i;
+	struct cgroup	*cg;
+	int		 i;
 
-	cg->fd = -1;
-	if ((v = cgroup_detect(conf->version)) == -1) {
-		snprintf(err, errlen, "no usable cgroup %s hierarchy (memory "
-		    "and pids controllers) under %s", conf->version ==
-		    CGROUP_V2 ? "v2" : conf->version == CGROUP_V1 ? "v1" :
-		    "v1 or v2", CGROUP_ROOT);
-		free(cg);
+	if (!conf->ready) {
+		snprintf(err, errlen, "cgroups not initialised");
 		return NULL;
 	}
-	cg->v = (enum cgroup_version)v;
+	cg = xcalloc(1, sizeof(*cg));
+	cg->fd = -1;
+	cg->v = conf->resolved;
 	cg->npaths = cg->v == CGROUP_V2 ? 1 : CG_V1_MAX;
 	for (i = 0; i < cg->npaths; i++) {
-		if (cg->v == CGROUP_V2)
-			snprintf(mount, sizeof(mount), "%s", CGROUP_ROOT);
-		else
-			snprintf(mount, sizeof(mount), "%s/%s", CGROUP_ROOT,
-			    v1_controllers[i]);
-		if (parent_dir(conf, mount, cg->v == CGROUP_V2 ? NULL :
-		    v1_controllers[i], parent, sizeof(parent)) == -1 ||
-		    xsnprintf(cg->path[i], sizeof(cg->path[i]),
-		    "%s/stockade-%s", parent, name) == -1) {
-			snprintf(err, errlen, "cannot find the parent cgroup in "
-			    "%s", mount);
+		if (xsnprintf(cg->path[i], sizeof(cg->path[i]), "%s/%s%s",
+		    conf->base[i], CGROUP_PREFIX, name) == -1) {
+			snprintf(err, errlen, "cgroup path too long");
 			cg->path[i][0] = '\0';
 			goto fail;
 		}
-		if (!mk)
-			continue;
-		if (cg->v == CGROUP_V2 &&
-		    v2_enable_controllers(parent, err, errlen) == -1)
-			goto fail;
-		if (mkdir(cg->path[i], 0755) == -1) {
+		if (mk && mkdir(cg->path[i], 0755) == -1) {
 			snprintf(err, errlen, "mkdir %s: %s", cg->path[i],
 			    strerror(errno));
 			cg->path[i][0] = '\0';
@@ -347,6 +459,54 @@ cgroup_remove_stale(const struct cgroup_conf *conf, const char *name)
 	if (cg->path[cg->v == CGROUP_V2 ? 0 : 1][0] != '\0')
 		cgroup_kill(cg);
 	cgroup_destroy(cg);
+}
+
+/* Empty sandbox cgroups in dir, and in the leaves earlier builds nested. */
+static int
+sweep_dir(const char *dir, int depth, time_t cutoff)
+{
+	char		 sub[PATH_MAX];
+	struct stat	 st;
+	DIR		*d;
+	struct dirent	*de;
+	int		 n = 0;
+
+	if (depth >= CG_NEST_MAX || (d = opendir(dir)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_type != DT_DIR ||
+		    xsnprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name) == -1)
+			continue;
+		if (strcmp(de->d_name, CGROUP_LEAF) == 0) {
+			n += sweep_dir(sub, depth + 1, cutoff);
+			/* Ours (depth 0) stays; nested ones go once empty. */
+			if (depth > 0)
+				(void)rmdir(sub);
+			continue;
+		}
+		/* Young: its owner may not have placed a process yet.
+		 * Busy (rmdir fails): someone's live sandbox. */
+		if (is_sandbox_name(de->d_name) && stat(sub, &st) == 0 &&
+		    st.st_mtime <= cutoff && rmdir(sub) == 0) {
+			log_warnx("removed cgroup %s, left by an mcp-exec that "
+			    "did not stop cleanly", sub);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int
+cgroup_sweep(const struct cgroup_conf *conf, int min_age_s)
+{
+	int	 i, n = 0;
+
+	if (!conf->ready)
+		return 0;
+	for (i = 0; i < (conf->resolved == CGROUP_V2 ? 1 : CG_V1_MAX); i++)
+		n += sweep_dir(conf->base[i], 0, time(NULL) - min_age_s);
+	return n;
 }
 
 int

@@ -1,9 +1,13 @@
 /*
  * Resource limits by cgroup, behind one interface with a v2 (unified) and
  * a v1 (memory, pids, cpu hierarchies) backend.  Each sandbox gets its own
- * cgroup under a parent that is, by default, the one mcp-exec itself runs
- * in.  All of this runs in the parent, as root, before the child is
- * released.
+ * cgroup, stockade-<id>, directly under one base cgroup that cgroup_init
+ * resolves once at start: cgroup.parent, or by default the cgroup mcp-exec
+ * was started in.  On v2 mcp-exec moves itself once into the leaf
+ * <base>/mcp-exec (no process may sit beside child cgroups that use
+ * controllers), so every sandbox stays one level below the base however
+ * many come and go.  All of this runs in the parent, as root, before the
+ * child is released.
  */
 #ifndef STOCKADE_SANDBOX_CGROUP_H
 #define STOCKADE_SANDBOX_CGROUP_H
@@ -13,6 +17,9 @@
 #include <sys/types.h>
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_LEAF	"mcp-exec"	/* v2: where mcp-exec itself sits */
+#define CGROUP_PREFIX	"stockade-"	/* + sandbox id: one per sandbox */
+#define CGROUP_V1_MAX	3		/* v1 hierarchies: memory, pids, cpu */
 
 enum cgroup_version {
 	CGROUP_AUTO,
@@ -23,6 +30,11 @@ enum cgroup_version {
 struct cgroup_conf {
 	enum cgroup_version	version;
 	char			parent[PATH_MAX];	/* "" = our own cgroup */
+	/* Filled by cgroup_init: the backend and the base directories
+	 * (one on v2, memory/pids/cpu on v1) sandboxes are made in. */
+	int			ready;
+	enum cgroup_version	resolved;
+	char			base[CGROUP_V1_MAX][PATH_MAX];
 };
 
 struct sandbox_limits;
@@ -30,6 +42,12 @@ struct cgroup;
 
 /* Which backend this host offers (AUTO resolved), or -1. */
 int		 cgroup_detect(enum cgroup_version want);
+/*
+ * Once, at start, before any other call with this conf: picks the backend
+ * and the base, and on v2 readies the base (controllers for its children,
+ * mcp-exec into the leaf unless it is there already).  Idempotent.
+ */
+int		 cgroup_init(struct cgroup_conf *, char *err, size_t errlen);
 struct cgroup	*cgroup_create(const struct cgroup_conf *, const char *name,
 		    const struct sandbox_limits *, char *err, size_t errlen);
 int		 cgroup_add(struct cgroup *, pid_t, char *err, size_t errlen);
@@ -51,6 +69,13 @@ void		 cgroup_kill(struct cgroup *);
 void		 cgroup_destroy(struct cgroup *);
 /* Kills and removes what is left of sandbox `name`'s cgroup, if any. */
 void		 cgroup_remove_stale(const struct cgroup_conf *, const char *name);
+/*
+ * Removes every empty stockade-<id> cgroup under the base (and under the
+ * leaves that earlier mcp-exec builds nested) that is at least
+ * min_age_s old; returns how many.  Never kills: a cgroup that holds
+ * processes may be a live sandbox of another mcp-exec.
+ */
+int		 cgroup_sweep(const struct cgroup_conf *, int min_age_s);
 const char	*cgroup_version_name(const struct cgroup *);
 
 #endif

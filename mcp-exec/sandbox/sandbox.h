@@ -125,7 +125,8 @@ void	sandbox_destroy(struct sandbox *);
 /*
  * Removes what the sandboxes of an mcp-exec that died left in state_dir:
  * directories no live mcp-exec holds (and older than SANDBOX_SWEEP_AGE_S),
- * their workspace mounts and their cgroups.  removed (may be NULL) hears
+ * their workspace mounts and their cgroups; then empty stockade-<id>
+ * cgroups under the base as old (cgroup_sweep).  removed (may be NULL) hears
  * each sandbox id.  Returns how many were removed.
  */
 int	sandbox_sweep(const char *state_dir, const struct cgroup_conf *,

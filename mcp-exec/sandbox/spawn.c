@@ -610,5 +610,8 @@ sandbox_sweep(const char *state_dir, const struct cgroup_conf *cg,
 		n++;
 	}
 	closedir(d);
+	/* Cgroups whose directory is gone (a crash between rmtree and
+	 * rmdir), or that another state_dir's mcp-exec left: empty ones. */
+	(void)cgroup_sweep(cg, SANDBOX_SWEEP_AGE_S);
 	return n;
 }
