@@ -144,6 +144,19 @@ cgroup_detect(enum cgroup_version want)
 	return -1;
 }
 
+/* 1 when the comma-separated list names word: "cpu" is not "cpuacct". */
+static int
+has_token(const char *list, const char *word)
+{
+	size_t	 n = strlen(word);
+	const char *p;
+
+	for (p = list; p != NULL; p = strchr(p, ','), p = p ? p + 1 : NULL)
+		if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 /*
  * Our own cgroup in a hierarchy, from /proc/self/cgroup: "0::/path" for
  * v2, "N:memory:/path" (controllers comma-separated) for v1.
@@ -166,7 +179,7 @@ own_cgroup(const char *controller, char *out, size_t outlen)
 		*p++ = '\0';
 		c++;
 		if (controller == NULL ? *c == '\0' :
-		    strstr(c, controller) != NULL) {
+		    has_token(c, controller)) {
 			rv = xsnprintf(out, outlen, "%s", p) == -1 ? -1 : 0;
 			break;
 		}

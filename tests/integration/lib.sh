@@ -121,7 +121,8 @@ mcp_call() {
 	local fd
 	eval "fd=\$IN_$1"
 	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"execute_python","arguments":%s}}\n' "$2" "$3" >&"$fd"
-	for _ in $(seq 1 250); do
+	# MCP_CALL_TRIES: the guest's emulated CPU is many times slower.
+	for _ in $(seq 1 "${MCP_CALL_TRIES:-250}"); do
 		grep "\"id\":$2[,}]" "$T/$1.out" 2>/dev/null && return 0
 		sleep 0.02
 	done
