@@ -25,7 +25,8 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
-	    rsyslog rsyslog-openssl mandoc clang
+	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \
+	    kmod cpio xz-utils file
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
@@ -88,7 +89,7 @@ DEPS_STAMP  = build/.deps-ok
 .SECONDARY:
 
 .PHONY: all check run reload deps bench fuzz install clean lint unit integration escape \
-	mcp egress
+	mcp egress guest
 .DEFAULT_GOAL := all
 
 # The session driver beside the programs, where an mcp-exec run from the
@@ -212,7 +213,7 @@ $(DEPS_STAMP): Makefile
 # the suite writes, in a private mount namespace (tests/clean-slate.sh).
 check: $(DEPS_STAMP)
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
-		unit integration escape mcp egress
+		unit integration escape mcp egress guest
 
 unit: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
@@ -232,6 +233,11 @@ egress: $(PROGRAMS) $(DRIVER)
 # The escape suite: attacks run as untrusted code through `mcp-exec run`.
 escape: $(BUILD)/mcp-exec
 	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
+
+# The sandbox suites again in a cgroup-v2-only QEMU guest running Debian's
+# kernel (tests/guest/run.sh; the kernel is unpacked into build/guest).
+guest: $(PROGRAMS) $(DRIVER) $(BUILD)/tests/check_cgroup
+	@BUILD=$(BUILD) tests/guest/run.sh
 
 bench: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build all $(BENCH_BINS)

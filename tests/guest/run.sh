@@ -23,16 +23,18 @@ out=$(mktemp -d "$GUEST_DIR/out.XXXXXX")
 [ -n "${GUEST_KEEP:-}" ] || trap 'rm -rf "$out"' EXIT
 chmod 0755 "$out"
 
+# The escape cases that lean on cgroups (OOM, pids) and namespaces: the
+# whole suite runs on the host; under TCG it would take ~5 minutes alone.
+ESCAPE=$(for c in memory_bomb fork_bomb thread_bomb memfd_bomb shm_fill namespaces; do
+	printf '%s ' tests/escape/cases/$c.py; done)
 # NAME TIMEOUT COMMAND: run in the guest, from the checkout.
-env="BUILD=$BUILD"
+env="BUILD=$BUILD MCP_CALL_TRIES=2500"
 cat >"$out/job.all" <<JOB
 check_cgroup 120 $env tests/run-unit.sh $BUILD/tests/check_cgroup
 test_mcp_cgroup 150 $env CG_SLICE=system.slice bash tests/integration/test_mcp_cgroup.sh
 test_mcp_sweep 120 $env bash tests/integration/test_mcp_sweep.sh
 test_mcp_run 150 $env bash tests/integration/test_mcp_run.sh
-test_mcp_audit 150 $env bash tests/integration/test_mcp_audit.sh
-test_mcp_http 150 $env bash tests/integration/test_mcp_http.sh
-escape 300 /usr/bin/python3 tests/escape/run.py $BUILD/mcp-exec
+escape 150 /usr/bin/python3 -u tests/escape/run.py $BUILD/mcp-exec $ESCAPE
 JOB
 if [ -n "${GUEST_TESTS:-}" ]; then
 	for t in $GUEST_TESTS; do grep "^$t " "$out/job.all"; done >"$out/job"
