@@ -12,8 +12,8 @@
 #include <signal.h>
 #include <time.h>
 
-#include "cgroup.h"
-#include "sandbox.h"
+#include "sandbox/cgroup.h"
+#include "sandbox/sandbox.h"
 #include "testutil.h"
 
 #define CK_CYCLES	40
