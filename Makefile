@@ -20,7 +20,7 @@ CC       ?= cc
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
-	    libpcap-dev libldns-dev
+	    libpcap-dev libldns-dev libh2o-evloop-dev
 # The default sandbox image is the host's /usr: data work and charts.
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
@@ -33,7 +33,7 @@ NPM_DEB  := $(if $(shell command -v npm),,npm)
 DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
-	    libpcre2-8 libnftnl libmnl libpcap ldns
+	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

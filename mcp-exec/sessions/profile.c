@@ -58,6 +58,11 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.max_sessions = 32;
 	c->server.max_sessions_per_principal = 4;
 	c->server.max_code_bytes = 1 * MiB;
+	c->server.http.max_connections = 512;
+	c->server.http.max_sessions = 256;
+	c->server.http.max_sessions_per_principal = 32;
+	c->server.http.max_requests_per_principal = 64;
+	c->server.http.unused_timeout_s = 60;
 }
 
 static void
@@ -121,9 +126,12 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	static const char *const keys[] = { "local_principal",
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
-	    "allowed_origins", "netguard_socket", NULL };
+	    "allowed_origins", "netguard_socket", "http", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", NULL };
+	static const char *const hkeys[] = { "max_connections", "max_sessions",
+	    "max_sessions_per_principal", "max_requests_per_principal",
+	    "unused_session_timeout_s", NULL };
 	json_t		*sub;
 	const char	*str;
 	uint64_t	 u;
@@ -165,6 +173,33 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
 		    &i) == 1)
 			s->max_sessions_per_principal = (unsigned)i;
+		/* A principal at its limit must leave room for the others. */
+		if (s->max_sessions_per_principal > s->max_sessions)
+			conf_error(ctx, sub, "sessions: max_per_principal (%u) "
+			    "above max_total (%u)", s->max_sessions_per_principal,
+			    s->max_sessions);
+	}
+	if (conf_get_object(ctx, o, "http", &sub) == 1) {
+		conf_check_keys(ctx, sub, hkeys);
+		if (conf_get_int(ctx, sub, "max_connections", 1, 100000,
+		    &i) == 1)
+			s->http.max_connections = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_sessions", 1, 100000, &i) == 1)
+			s->http.max_sessions = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_sessions_per_principal", 1,
+		    100000, &i) == 1)
+			s->http.max_sessions_per_principal = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_requests_per_principal", 1,
+		    100000, &i) == 1)
+			s->http.max_requests_per_principal = (unsigned)i;
+		if (conf_get_int(ctx, sub, "unused_session_timeout_s", 1, 86400,
+		    &i) == 1)
+			s->http.unused_timeout_s = (unsigned)i;
+		if (s->http.max_sessions_per_principal > s->http.max_sessions)
+			conf_error(ctx, sub, "http: max_sessions_per_principal "
+			    "(%u) above max_sessions (%u)",
+			    s->http.max_sessions_per_principal,
+			    s->http.max_sessions);
 	}
 }
 

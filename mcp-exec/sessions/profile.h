@@ -41,6 +41,14 @@ struct server_conf {
 	unsigned	max_sessions;
 	unsigned	max_sessions_per_principal;
 	size_t		max_code_bytes;
+	/* --http: its shared tables, and each principal's share of them. */
+	struct {
+		unsigned	max_connections;
+		unsigned	max_sessions;
+		unsigned	max_sessions_per_principal;
+		unsigned	max_requests_per_principal;
+		unsigned	unused_timeout_s;
+	}		http;
 	/* --http: browser Origins accepted besides the loopback ones. */
 	char		allowed_origins[ORIGINS_MAX][ORIGIN_MAX];
 	unsigned	norigins;

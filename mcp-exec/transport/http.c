@@ -27,6 +27,7 @@
 #include <openssl/crypto.h>
 
 #include "http.h"
+#include "http_head.h"
 #include "http_int.h"
 #include "log.h"
 #include "ops/metrics.h"
@@ -34,12 +35,10 @@
 #include "protocol/mcp.h"
 #include "util.h"
 
-#define HTTP_SESSIONS_MAX	256	/* MCP sessions over HTTP at once */
 #define HTTP_CALLS_MAX		32	/* open requests per MCP session */
-#define HTTP_HEADERS_MAX	(16 * 1024)
+#define HTTP_HEADERS_MAX	(HTTP_HEAD_MAX + 512)	/* ours, rewritten */
+#define HTTP_SOCK_READ_MAX	(64 * 1024)
 #define HTTP_REFUSALS_PER_S	5	/* refused tokens audited per second */
-#define HTTP_HOSTS_MAX		8
-#define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
 #define HTTP_DEFAULT_ADDR	"127.0.0.1"
 #define HTTP_PATH		"/mcp"
 #define HTTP_METADATA_PATH	"/.well-known/oauth-protected-resource"
@@ -53,20 +52,6 @@ static const char *const http_versions[] = {
 	MCP_LATEST, "2025-06-18", "2025-03-26", NULL
 };
 
-struct http_tr {
-	struct server		*srv;
-	struct evhttp		*http;
-	struct event		*reaper;
-	char			 addr[INET6_ADDRSTRLEN];
-	unsigned		 port;
-	int			 loopback;
-	char			 hosts[HTTP_HOSTS_MAX][HTTP_HOST_LEN];
-	size_t			 nhosts;
-	LIST_HEAD(, http_sess)	 sessions;
-	unsigned		 nsessions;
-	uint64_t		 refusal_sec;	/* rate limit of refusals */
-	unsigned		 refusals, refusals_unaudited;
-};
 
 /* ------------------------------------------------------------ replies */
 
@@ -329,75 +314,6 @@ handle_metrics(struct http_tr *tr, struct evhttp_request *req)
 	evbuffer_free(b);
 }
 
-/* ------------------------------------------------------------ sessions */
-
-static struct http_sess *
-sess_new(struct http_tr *tr, const char *principal)
-{
-	struct http_sess	*s = xcalloc(1, sizeof(*s));
-	uint8_t			 rnd[HTTP_SID_BYTES];
-	size_t			 i;
-
-	/* Unguessable: the id is all that links a request to a session. */
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
-	s->tr = tr;
-	s->last_ms = mono_ms();
-	TAILQ_INIT(&s->calls);
-	s->conn = mcp_conn_new(tr->srv, principal, http_send, s);
-	LIST_INSERT_HEAD(&tr->sessions, s, entry);
-	tr->nsessions++;
-	return s;
-}
-
-/* Constant time in the id's value: ids cannot be found byte by byte. */
-static struct http_sess *
-sess_find(struct http_tr *tr, const char *id)
-{
-	struct http_sess	*s, *found = NULL;
-
-	if (strlen(id) != HTTP_SID_LEN)
-		return NULL;
-	LIST_FOREACH(s, &tr->sessions, entry)
-		if (CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0)
-			found = s;
-	return found;
-}
-
-/* Ends an MCP session; its calls finish unanswered (mcp_conn_detach). */
-static void
-sess_free(struct http_sess *s, int status, const char *why)
-{
-	struct http_call	*c;
-
-	while ((c = TAILQ_FIRST(&s->calls)) != NULL)
-		http_call_abort(c, status, why);
-	LIST_REMOVE(s, entry);
-	s->tr->nsessions--;
-	mcp_conn_detach(s->conn);
-	free(s);
-}
-
-static void
-sess_reap(evutil_socket_t fd, short ev, void *arg)
-{
-	struct http_tr		*tr = arg;
-	struct http_sess	*s, *next;
-	uint64_t		 now = mono_ms(), idle;
-
-	idle = tr->srv->conf.server.idle_timeout_s * 1000ULL;
-	for (s = LIST_FIRST(&tr->sessions); s != NULL; s = next) {
-		next = LIST_NEXT(s, entry);
-		if (s->ncalls == 0 && now - s->last_ms >= idle) {
-			log_info("http: MCP session of %s idle: ended",
-			    s->conn->principal);
-			sess_free(s, 0, NULL);
-		}
-	}
-}
-
 /* ------------------------------------------------------------ /mcp */
 
 /*
@@ -418,7 +334,7 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 		    "Mcp-Session-Id header is required (initialize first)");
 		return NULL;
 	}
-	if ((s = sess_find(tr, sid)) == NULL) {
+	if ((s = http_sess_find(tr, sid)) == NULL) {
 		http_reply_error(req, 404, RPC_SERVER_ERROR, "unknown, expired "
 		    "or ended MCP session: initialize again");
 		return NULL;
@@ -459,15 +375,26 @@ static void
 post_request(struct http_sess *s, struct evhttp_request *req,
     const json_t *msg, const char *body, size_t len, int sse)
 {
+	const struct server_conf *sc = &s->tr->srv->conf.server;
 	const json_t		*id = json_object_get(msg, "id");
 	struct http_call	*c;
 	int			 initialize;
 
 	initialize = strcmp(json_string_value(json_object_get(msg, "method")),
 	    "initialize") == 0;
+
 	if (s->ncalls >= HTTP_CALLS_MAX) {
 		http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %d open "
 		    "requests per MCP session", HTTP_CALLS_MAX);
+		return;
+	}
+	/* The open requests of all principals are one table: a share each. */
+	if (http_sess_requests(s->tr, s->conn->principal) >=
+	    sc->http.max_requests_per_principal) {
+		http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %u open "
+		    "requests per principal (server.http."
+		    "max_requests_per_principal)",
+		    sc->http.max_requests_per_principal);
 		return;
 	}
 	/* Replies are routed by id: two open requests may not share one. */
@@ -550,22 +477,20 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 			    "without Mcp-Session-Id");
 			goto out;
 		}
-		if (tr->nsessions >= HTTP_SESSIONS_MAX) {
-			http_reply_error(req, 503, RPC_SERVER_ERROR, "too many "
-			    "MCP sessions (%d)", HTTP_SESSIONS_MAX);
+		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
-		}
-		s = sess_new(tr, principal);
+		s = http_sess_new(tr, principal);
 		post_request(s, req, msg, body, len, sse);
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)
-			sess_free(s, 0, NULL);
+			http_sess_free(s, 0, NULL);
 		goto out;
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)
 		goto out;
 	s->last_ms = mono_ms();
 	if (method != NULL && id != NULL) {
+		s->used = 1;
 		post_request(s, req, msg, body, len, sse);
 		goto out;
 	}
@@ -600,7 +525,7 @@ handle_mcp(struct http_tr *tr, struct evhttp_request *req,
 			break;
 		log_info("http: MCP session of %s ended by the client",
 		    principal);
-		sess_free(s, 404, "the MCP session was ended");
+		http_sess_free(s, 404, "the MCP session was ended");
 		evhttp_send_reply(req, 200, NULL, NULL);
 		break;
 	default:
@@ -612,6 +537,30 @@ handle_mcp(struct http_tr *tr, struct evhttp_request *req,
 	}
 }
 
+/*
+ * The request http_head.c put in place of a refused head: only the filter
+ * writes this header.  Answered in its turn, then the connection closes.
+ */
+static int
+head_refused(struct evhttp_request *req)
+{
+	const char	*v;
+	char		*end;
+	long		 status;
+
+	if (header_one(req, HTTP_HEAD_REFUSAL, &v) == 0)
+		return 0;
+	status = v != NULL ? strtol(v, &end, 10) : 0;
+	if (status < 400 || status > 599 || *end != ' ') {
+		status = 400;
+		end = (char *)"  bad request";
+	}
+	evhttp_add_header(evhttp_request_get_output_headers(req),
+	    "Connection", "close");
+	http_reply_error(req, (int)status, RPC_SERVER_ERROR, "%s", end + 1);
+	return 1;
+}
+
 static void
 http_request_cb(struct evhttp_request *req, void *arg)
 {
@@ -620,6 +569,8 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	const char		*path = uri ? evhttp_uri_get_path(uri) : NULL;
 	const char		*host, *principal;
 
+	if (head_refused(req))
+		return;
 	if (check_host_origin(tr, req, &host) == -1)
 		return;
 	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
@@ -643,6 +594,37 @@ http_request_cb(struct evhttp_request *req, void *arg)
 }
 
 /* ------------------------------------------------------------ setup */
+
+/*
+ * Each connection's bytes pass http_head.c's filter before evhttp's
+ * parser.  Past max_connections a connection gets 503 to its first
+ * request: the connections, before any token is seen, are one table.
+ */
+static struct bufferevent *
+http_bev_new(struct event_base *base, void *arg)
+{
+	struct http_tr		*tr = arg;
+	const struct server_conf *sc = &tr->srv->conf.server;
+	struct bufferevent	*sock, *bev;
+	struct http_head	*hh;
+
+	if ((sock = bufferevent_socket_new(base, -1,
+	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
+		fatalx("bufferevent_socket_new");
+	/* The filter takes at most a head, or a step of a body, at once. */
+	bufferevent_setwatermark(sock, EV_READ, 0, HTTP_SOCK_READ_MAX);
+	if (tr->nconns >= sc->http.max_connections)
+		hh = http_head_new(503, "too many connections (server.http."
+		    "max_connections)", &tr->nconns);
+	else
+		hh = http_head_new(0, NULL, &tr->nconns);
+	if ((bev = bufferevent_filter_new(sock, http_head_filter,
+	    http_head_output, BEV_OPT_CLOSE_ON_FREE, http_head_free,
+	    hh)) == NULL)
+		fatalx("bufferevent_filter_new");
+	http_head_attach(hh, bev, sock);
+	return bev;
+}
 
 /* ADDR:PORT, [ADDR6]:PORT or PORT; addresses are literals. */
 static int
@@ -758,6 +740,7 @@ transport_http_start(struct http_tr *tr)
 	evhttp_set_max_headers_size(tr->http, HTTP_HEADERS_MAX);
 	evhttp_set_timeout(tr->http, HTTP_TIMEOUT_S);
 	evhttp_set_gencb(tr->http, http_request_cb, tr);
+	evhttp_set_bevcb(tr->http, http_bev_new, tr);
 	if ((bound = evhttp_bind_socket_with_handle(tr->http, tr->addr,
 	    (ev_uint16_t)tr->port)) == NULL) {
 		log_warn("--http: cannot listen on %s port %u", tr->addr,
@@ -770,7 +753,7 @@ transport_http_start(struct http_tr *tr)
 		    ((struct sockaddr_in6 *)&ss)->sin6_port :
 		    ((struct sockaddr_in *)&ss)->sin_port);
 	names_init(tr);
-	tr->reaper = event_new(srv->base, -1, EV_PERSIST, sess_reap, tr);
+	tr->reaper = event_new(srv->base, -1, EV_PERSIST, http_sess_reap, tr);
 	tv.tv_sec = srv->conf.server.reap_interval_s;
 	tv.tv_usec = 0;
 	event_add(tr->reaper, &tv);
@@ -791,7 +774,7 @@ transport_http_free(struct http_tr *tr)
 		return;
 	/* Requests still open go with their connections, in evhttp_free. */
 	while ((s = LIST_FIRST(&tr->sessions)) != NULL)
-		sess_free(s, 0, NULL);
+		http_sess_free(s, 0, NULL);
 	if (tr->http != NULL)
 		evhttp_free(tr->http);
 	if (tr->reaper != NULL)

@@ -11,6 +11,8 @@
 
 #include <sys/queue.h>
 
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <stdint.h>
 
 #include <event2/http.h>
@@ -25,9 +27,27 @@
 #define HTTP_EARLY_MAX		(1024 * 1024)	/* before a stream starts */
 #define HTTP_STREAM_BACKLOG_MAX	(4 * 1024 * 1024) /* unsent notifications */
 #define RPC_SERVER_ERROR	-32000	/* JSON-RPC: implementation-defined */
+#define HTTP_HOSTS_MAX		8
+#define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
 
-struct http_tr;
+struct http_sess;
 struct http_call;
+
+struct http_tr {
+	struct server		*srv;
+	struct evhttp		*http;
+	struct event		*reaper;
+	char			 addr[INET6_ADDRSTRLEN];
+	unsigned		 port;
+	int			 loopback;
+	char			 hosts[HTTP_HOSTS_MAX][HTTP_HOST_LEN];
+	size_t			 nhosts;
+	LIST_HEAD(, http_sess)	 sessions;
+	unsigned		 nsessions;
+	unsigned		 nconns;	/* open connections */
+	uint64_t		 refusal_sec;	/* rate limit of refusals */
+	unsigned		 refusals, refusals_unaudited;
+};
 
 /* One MCP session: a protocol connection and its open requests. */
 struct http_sess {
@@ -36,6 +56,7 @@ struct http_sess {
 	struct mcp_conn		*conn;
 	char			 id[HTTP_SID_LEN + 1];
 	uint64_t		 last_ms;
+	int			 used;	/* a request came after initialize */
 	TAILQ_HEAD(, http_call)	 calls;
 	unsigned		 ncalls;
 	struct http_call	*current;	/* being dispatched right now */
@@ -54,6 +75,21 @@ struct http_call {
 	int			 initialize;
 	int			 done;
 };
+
+/*
+ * MCP sessions (http_sess.c).  http_sess_admit makes room for one more
+ * session of principal, ending an unused one if it must; -1 after
+ * replying 429 (the principal's share is full of sessions in use) or 503.
+ */
+int		 http_sess_admit(struct http_tr *, struct evhttp_request *,
+		    const char *principal);
+struct http_sess *http_sess_new(struct http_tr *, const char *principal);
+struct http_sess *http_sess_find(struct http_tr *, const char *id);
+void		 http_sess_free(struct http_sess *, int status,
+		    const char *why);
+void		 http_sess_reap(evutil_socket_t, short, void *tr);
+/* Open requests of the principal across its MCP sessions. */
+unsigned	 http_sess_requests(const struct http_tr *, const char *);
 
 /* An HTTP-level refusal with a JSON-RPC error body (transport_http.c). */
 void	http_reply_error(struct evhttp_request *, int status, int code,
