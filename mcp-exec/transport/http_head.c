@@ -188,6 +188,11 @@ http_head_check(const char *buf, size_t len, size_t last_len,
 		if (h[i].name == NULL || !head_token(h[i].name, h[i].name_len))
 			return head_refuse(why, whylen, 400, "malformed header "
 			    "field name (or a folded line)");
+		/* RFC 9110 §5.5: trailing OWS is not part of the value. */
+		while (h[i].value_len > 0 &&
+		    (h[i].value[h[i].value_len - 1] == ' ' ||
+		    h[i].value[h[i].value_len - 1] == '\t'))
+			h[i].value_len--;
 		if (!head_value_ok(h[i].value, h[i].value_len))
 			return head_refuse(why, whylen, 400, "control byte in "
 			    "a header field value");
