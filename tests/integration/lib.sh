@@ -118,12 +118,14 @@ mcp_serve() {
 }
 # mcp_call NAME ID ARGUMENTS: one execute_python, waits for its reply.
 mcp_call() {
-	local fd
-	eval "fd=\$IN_$1"
+	local fd pid
+	eval "fd=\$IN_$1 pid=\$PID_$1"
 	printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"execute_python","arguments":%s}}\n' "$2" "$3" >&"$fd"
 	# MCP_CALL_TRIES: the guest's emulated CPU is many times slower.
 	for _ in $(seq 1 "${MCP_CALL_TRIES:-250}"); do
 		grep "\"id\":$2[,}]" "$T/$1.out" 2>/dev/null && return 0
+		kill -0 "$pid" 2>/dev/null ||
+			fail "mcp-exec $1 is gone, no reply to call $2: $(tail -3 "$T/mx.err")"
 		sleep 0.02
 	done
 	fail "no reply to call $2 of $1: $(tail -3 "$T/mx.err")"
