@@ -206,7 +206,7 @@ def suite(mcp, cases, scratch):
 TWO = r'''
 import json, os, time
 open("/workspace/mine-%d" % os.getpid(), "w").write("x")
-time.sleep(1.5)
+time.sleep(4)
 pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
 print(json.dumps({"pids": pids, "files": sorted(os.listdir("/workspace"))}))
 '''
@@ -228,18 +228,24 @@ def two_at_once(mcp):
     ts = [threading.Thread(target=one, args=(i,)) for i in range(2)]
     for t in ts:
         t.start()
-    time.sleep(0.7)
     # While both run: two distinct host uids from the range, nothing else.
+    # Sampled until both are seen at once or the runs end (a slow machine,
+    # the emulated guest, takes a while to start a sandbox).
     uids = set()
-    for st in glob.glob("/proc/[0-9]*/status"):
-        try:
-            for line in open(st):
-                if line.startswith("Uid:"):
-                    u = int(line.split()[1])
-                    if 300000 <= u < 301000:
-                        uids.add(u)
-        except OSError:
-            pass
+    while len(uids) < 2 and any(t.is_alive() for t in ts):
+        now = set()
+        for st in glob.glob("/proc/[0-9]*/status"):
+            try:
+                for line in open(st):
+                    if line.startswith("Uid:"):
+                        u = int(line.split()[1])
+                        if 300000 <= u < 301000:
+                            now.add(u)
+            except OSError:
+                pass
+        if len(now) > len(uids):
+            uids = now
+        time.sleep(0.05)
     for t in ts:
         t.join()
     outs = []
