@@ -92,10 +92,17 @@ print_netguard(const json_t *st)
 		    "denied %lld\n", str(a, "sandbox"), str(a, "session_id"),
 		    str(a, "principal"), str(a, "policy"), str(a, "level"),
 		    str(a, "address"), num(a, "denied"));
+	/* What netguard changed on the host, put back with the last L2/L3
+	 * sandbox. */
+	json_array_foreach(json_object_get(st, "host_changes"), i, a)
+		printf("  host           %s: %s (was %s)\n", str(a, "setting"),
+		    str(a, "now"), str(a, "was"));
+	if (json_array_size(json_object_get(st, "host_changes")) == 0)
+		printf("  host           nothing changed\n");
 }
 
 /*
- * The MCP servers' published sessions (mcp-exec/status.c): one file per
+ * The MCP servers' published sessions (mcp-exec/ops/status.c): one file per
  * server process; a file whose process is gone is stale and skipped.
  */
 static json_t *

@@ -461,6 +461,7 @@ ng_detach(struct attachment *att, const char *reason)
 	    (json_int_t)att->denied), "egress_detached");
 	log_info("detached %s: %s", att->sandbox, reason);
 	att_free(att);
+	uplink_release(ng);	/* the last L2/L3 sandbox: the host as it was */
 }
 
 json_t *
@@ -484,9 +485,10 @@ ng_status(struct netguard *ng)
 		    p->name, "level", policy_level_name(p->level), "sha256",
 		    p->sha256));
 	}
-	return json_pack("{s:s, s:o, s:o, s:I}", "program", "netguard",
+	return json_pack("{s:s, s:o, s:o, s:I, s:o}", "program", "netguard",
 	    "policies", pols, "attached", list, "pool_free",
-	    (json_int_t)(ng->nslots - ng->nslots_used));
+	    (json_int_t)(ng->nslots - ng->nslots_used), "host_changes",
+	    uplink_host_changes(ng));
 }
 
 void
@@ -571,9 +573,11 @@ ng_init(struct netguard *ng, char *err, size_t errlen)
 		goto out;
 	ng->resolver = resolver_new(ng->base, ng->uplink_fd, &ng->conf.resolver,
 	    pin_cb, dns_event_cb);
-	/* What a previous netguard left: restored if alive, else removed. */
+	/* What a previous netguard left: restored if alive, else removed;
+	 * with no L2/L3 sandbox restored, the host as it was. */
 	state_restore(ng, removed);
 	uplink_sweep(ng, removed);
+	uplink_release(ng);
 	if ((ng->reaper = event_new(ng->base, -1, EV_PERSIST, reap_cb, ng)) ==
 	    NULL || event_add(ng->reaper, &tv) == -1)
 		fatalx("reaper event");

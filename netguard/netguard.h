@@ -78,6 +78,8 @@ struct netguard {
 	int			 uplink_fd;	/* -1: netguard's own netns */
 	struct link_ns		 uplink;
 	struct nft_handle	*uplink_nft;
+	json_t			*host;		/* settings changed, to put
+						   back: [{setting, was, now}] */
 	struct resolver		*resolver;
 	struct attachment_list	 attached;
 	unsigned		 nattached;
@@ -118,6 +120,10 @@ int	uplink_open(struct netguard *, char *err, size_t errlen);
 void	uplink_sweep(struct netguard *, json_t *removed);
 /* Forwarding and the NAT table, at the first L2/L3 attach. */
 int	uplink_ready(struct netguard *, char *err, size_t errlen);
+/* With no L2/L3 sandbox left: the host as it was (recorded changes). */
+void	uplink_release(struct netguard *);
+/* What is changed on the host now (new reference). */
+json_t	*uplink_host_changes(struct netguard *);
 void	uplink_close(struct netguard *);
 
 /* state.c */
