@@ -19,10 +19,32 @@ static const char *const action_names[] = {
 	"suspend", "halt", "keep_going", NULL
 };
 
+static const char *const retention_names[] = {
+	"hash", "sample", "full", NULL
+};
+
 const char *
 audit_action_name(enum audit_action a)
 {
 	return action_names[a];
+}
+
+const char *
+audit_retention_name(enum audit_retention r)
+{
+	return retention_names[r];
+}
+
+/*
+ * Code travels as a JSON string: each byte may take up to six ("\u0001"),
+ * so the frame cap leaves room for that, within what frame.c allows.
+ */
+size_t
+audit_frame_max(const struct audit_conf *c)
+{
+	size_t	 n = c->max_event_bytes + 6 * c->code_max_bytes;
+
+	return n > FRAME_MAX ? FRAME_MAX : n;
 }
 
 void
@@ -36,6 +58,9 @@ audit_conf_defaults(struct audit_conf *c)
 	c->writers[0] = 0;
 	c->nwriters = 1;
 	c->max_event_bytes = 64 * 1024;
+	c->code_retention = RETAIN_HASH;
+	c->code_sample_bytes = 256;
+	c->code_max_bytes = AUDIT_CODE_MAX;
 	c->max_clients = 256;
 	c->max_file_bytes = 64ULL * 1024 * 1024;
 	c->keep_files = 50;
@@ -168,7 +193,9 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 	static const char *const top[] = { "socket", "socket_mode", "log_dir",
 	    "writers", "limits", "rotation", "flush", "checkpoint",
 	    "disk_full_action", "disk_error_action", "retry_seconds", "forward",
-	    NULL };
+	    "code", NULL };
+	static const char *const code_keys[] = { "retention", "sample_bytes",
+	    "max_bytes", NULL };
 	static const char *const limits_keys[] = { "max_event_bytes",
 	    "max_clients", "refused_writer_events_per_second", NULL };
 	static const char *const rot_keys[] = { "max_file_bytes",
@@ -226,6 +253,18 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 			c->checkpoint_seconds = (unsigned)i;
 		set_path(ctx, sub, "offhost_dir", base, c->checkpoint_dir,
 		    sizeof(c->checkpoint_dir));
+	}
+	if (conf_get_object(ctx, root, "code", &sub) == 1) {
+		conf_check_keys(ctx, sub, code_keys);
+		if (conf_get_enum(ctx, sub, "retention", retention_names,
+		    &e) == 1)
+			c->code_retention = (enum audit_retention)e;
+		if (conf_get_size(ctx, sub, "sample_bytes", 16,
+		    AUDIT_SAMPLE_MAX, &u) == 1)
+			c->code_sample_bytes = (size_t)u;
+		if (conf_get_size(ctx, sub, "max_bytes", 1024, AUDIT_CODE_MAX,
+		    &u) == 1)
+			c->code_max_bytes = (size_t)u;
 	}
 	if (conf_get_enum(ctx, root, "disk_full_action", action_names, &e) == 1)
 		c->disk_full_action = (enum audit_action)e;

@@ -10,17 +10,27 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "blobstore.h"
 #include "hash.h"
 
 #define AUDIT_WRITERS_MAX	32
 #define AUDIT_FORWARD_MAX	4	/* SIEM collectors */
 #define AUDIT_FORWARD_NAME_MAX	32
 #define AUDIT_DEFAULT_CONFIG	"/etc/stockade/rules/audit.yaml"
+#define AUDIT_CODE_MAX		BLOBSTORE_MAX	/* mcp-exec's CODE_BYTES_MAX */
+#define AUDIT_SAMPLE_MAX	4096		/* bytes of head and of tail */
 
 enum audit_action {
 	ACTION_SUSPEND,		/* refuse new events until the disk recovers */
 	ACTION_HALT,		/* stop the daemon; writers then refuse to run code */
 	ACTION_KEEP_GOING,	/* drop events, count them, record the count later */
+};
+
+/* How much of the code a run carries the log keeps (docs/policy.md). */
+enum audit_retention {
+	RETAIN_HASH,		/* sha256 and size only */
+	RETAIN_SAMPLE,		/* and the first and last sample_bytes */
+	RETAIN_FULL,		/* and the whole code, in the blob store */
 };
 
 /* One RFC 5425 (syslog over TLS) collector. */
@@ -44,6 +54,9 @@ struct audit_conf {
 	uid_t		 writers[AUDIT_WRITERS_MAX];
 	size_t		 nwriters;
 	size_t		 max_event_bytes;	/* one frame from a writer */
+	enum audit_retention code_retention;
+	size_t		 code_sample_bytes;
+	size_t		 code_max_bytes;	/* code a writer may send along */
 	unsigned	 max_clients;
 	uint64_t	 max_file_bytes;	/* rotate past this size */
 	unsigned	 keep_files;		/* log files kept, active included */
@@ -64,5 +77,8 @@ struct audit_conf {
 int		 audit_conf_load(const char *path, struct audit_conf *);
 void		 audit_conf_defaults(struct audit_conf *);
 const char	*audit_action_name(enum audit_action);
+const char	*audit_retention_name(enum audit_retention);
+/* The largest frame a writer may send: an event plus its code, escaped. */
+size_t		 audit_frame_max(const struct audit_conf *);
 
 #endif

@@ -23,6 +23,7 @@
 #include "forward.h"
 #include "frame.h"
 #include "log.h"
+#include "retention.h"
 #include "server.h"
 #include "util.h"
 
@@ -269,6 +270,7 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
     const void *payload, size_t len, int *blocked)
 {
 	struct ack_ctx		*a = NULL;
+	struct retained_code	 rc;
 	enum writer_status	 st;
 	json_t			*ev, *sync;
 	char			 err[REJECT_REASON_MAX], name[CHAIN_EVENT_NAME_MAX];
@@ -290,7 +292,8 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
 		    payload, len);
 		return;
 	}
-	if (event_validate(ev, err, sizeof(err)) == -1) {
+	if (event_validate(ev, err, sizeof(err)) == -1 ||
+	    retention_apply(&c->srv->conf, ev, &rc, err, sizeof(err)) == -1) {
 		reject(c, id, "invalid", err, payload, len);
 		return;
 	}
@@ -302,8 +305,9 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
 		a->c = c;
 		a->id = id ? json_incref((json_t *)id) : NULL;
 	}
-	st = writer_append(c->srv->w, name, ev, &c->peer, want_sync, ack_done,
-	    a, &seq, hash);
+	st = writer_append_code(c->srv->w, name, ev, &rc, &c->peer, want_sync,
+	    ack_done, a, &seq, hash);
+	free(rc.data);		/* NULL once the writer took it */
 	if (st == WRITER_OK && want_sync) {
 		c->refs++;
 		return;
@@ -391,10 +395,12 @@ client_process(struct client *c)
 		if (avail < FRAME_HDR_LEN)
 			return;
 		evbuffer_copyout(in, hdr, sizeof(hdr));
-		if (frame_header(hdr, c->srv->conf.max_event_bytes, &len) == -1) {
+		if (frame_header(hdr, audit_frame_max(&c->srv->conf),
+		    &len) == -1) {
 			/* The stream cannot be resynchronised: answer, close. */
 			reject(c, NULL, "too_large", "frame length is zero or "
-			    "exceeds limits.max_event_bytes", NULL, 0);
+			    "exceeds limits.max_event_bytes (plus code.max_bytes "
+			    "for the code)", NULL, 0);
 			client_close_after_write(c);
 			return;
 		}
@@ -554,7 +560,7 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	bufferevent_priority_set(c->bev, PRIO_CLIENT);
 	/* Never buffer more than one maximal frame from a writer. */
 	bufferevent_setwatermark(c->bev, EV_READ, 0,
-	    FRAME_HDR_LEN + s->conf.max_event_bytes);
+	    FRAME_HDR_LEN + audit_frame_max(&s->conf));
 	bufferevent_setcb(c->bev, client_read_cb, client_write_cb,
 	    client_event_cb, c);
 	bufferevent_enable(c->bev, EV_READ | EV_WRITE);
@@ -601,6 +607,9 @@ server_reconfigure(struct server *s, const struct audit_conf *conf)
 	memcpy(s->conf.writers, conf->writers, sizeof(conf->writers));
 	s->conf.nwriters = conf->nwriters;
 	s->conf.max_event_bytes = conf->max_event_bytes;
+	s->conf.code_retention = conf->code_retention;
+	s->conf.code_sample_bytes = conf->code_sample_bytes;
+	s->conf.code_max_bytes = conf->code_max_bytes;
 	s->conf.max_clients = conf->max_clients;
 	s->conf.refused_per_second = conf->refused_per_second;
 }

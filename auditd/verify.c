@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blobstore.h"
 #include "buf.h"
 #include "checkpoint.h"
 #include "logdir.h"
@@ -42,6 +43,7 @@ struct verifier {
 	struct offhost		*off;
 	size_t			 noff, ioff;
 	const char		*offname;
+	const char		*dir;		/* NULL: no blob store to check */
 };
 
 static enum verify_result
@@ -219,6 +221,59 @@ check_offhost(struct verifier *v, const struct chain_line *cl)
 	return VERIFY_OK;
 }
 
+/*
+ * A record that says its code was kept in full names the blob by its
+ * code_hash, so the chain covers the blob: it must be in the record's
+ * file's folder and still hash to its name.
+ */
+static enum verify_result
+check_blob(struct verifier *v, const char *name, unsigned long lineno,
+    const char *line, size_t ll, const struct chain_line *cl)
+{
+	static const char	 mark[] = "\"code_retention\":\"full\"";
+	enum verify_result	 rv = VERIFY_OK;
+	const char		*hash, *kept;
+	char			 dir[PATH_MAX];
+	json_t			*j;
+
+	if (v->dir == NULL || memmem(line, ll, mark, sizeof(mark) - 1) == NULL)
+		return VERIFY_OK;
+	j = line_json(line, ll);
+	hash = json_string_value(json_object_get(j, "code_hash"));
+	kept = json_string_value(json_object_get(j, "code_retention"));
+	if (kept == NULL || strcmp(kept, "full") != 0)
+		;	/* the mark sits inside some other field's value */
+	else if (hash == NULL || strncmp(hash, "sha256:", 7) != 0 ||
+	    !blobstore_hex_ok(hash + 7))
+		rv = tampered(v, name, lineno, cl->seq, "code kept in full, "
+		    "but the record names no code_hash");
+	else if (blobstore_dir(v->dir, name, dir, sizeof(dir)) == -1)
+		rv = tampered(v, name, lineno, cl->seq, "blob folder name too "
+		    "long");
+	else {
+		switch (blobstore_check(dir, hash + 7)) {
+		case BLOB_OK:
+			v->r->blobs++;
+			break;
+		case BLOB_MISSING:
+			rv = tampered(v, name, lineno, cl->seq, "code blob %s is "
+			    "missing from %s", hash, dir);
+			break;
+		case BLOB_CHANGED:
+			rv = tampered(v, name, lineno, cl->seq, "code blob %s in "
+			    "%s was changed: its bytes no longer hash to it",
+			    hash, dir);
+			break;
+		case BLOB_ERROR:
+			rv = tampered(v, name, lineno, cl->seq, "code blob %s in "
+			    "%s cannot be read: %s", hash, dir, strerror(errno));
+			break;
+		}
+	}
+	json_decref(j);
+	return rv;
+}
+
 /* Checks one complete line (without its '\n') and advances the chain. */
 static enum verify_result
 verify_line(struct verifier *v, const char *name, unsigned long lineno,
@@ -254,6 +309,8 @@ verify_line(struct verifier *v, const char *name, unsigned long lineno,
 		rv = VERIFY_OK;
 	if (rv == VERIFY_OK && v->noff > 0)
 		rv = check_offhost(v, &cl);
+	if (rv == VERIFY_OK)
+		rv = check_blob(v, name, lineno, line, ll, &cl);
 	if (rv != VERIFY_OK)
 		return rv;
 	if (v->r->records++ == 0)
@@ -524,6 +581,7 @@ verify_dir(const char *dir, const struct verify_opts *o,
 	int			 fd;
 
 	verifier_init(&v, o, r);
+	v.dir = dir;
 	if (o->checkpoints != NULL &&
 	    (rv = load_offhost(&v, o->checkpoints, offpath,
 	    sizeof(offpath))) != VERIFY_OK)

@@ -34,6 +34,7 @@ struct verify_report {
 	uint64_t		offhost_checked;	/* off-host matched */
 	uint64_t		offhost_skipped;	/* older than the log */
 	uint64_t		unsigned_tail;	/* records after the last checkpoint */
+	uint64_t		blobs;		/* code blobs checked */
 	char			head[SHA256_HEX + 1];
 	char			chain_id[CHAIN_ID_HEX + 1];
 };

@@ -16,6 +16,7 @@
 
 #include "checkpoint.h"
 #include "log.h"
+#include "retention.h"
 #include "util.h"
 #include "writer_int.h"
 
@@ -109,8 +110,9 @@ append_record(struct writer *w, const char *event, const json_t *fields,
 	if (b->records == 0 && w->active_bytes >= w->conf.max_file_bytes &&
 	    start_new_file(w) == -1)
 		return WRITER_FULL;
+	/* A sample's characters may each take 12 bytes escaped (\uXXXX pairs). */
 	maxline = own ? BATCH_OWN_RESERVE : w->conf.max_event_bytes +
-	    LINE_OVERHEAD;
+	    LINE_OVERHEAD + 2 * 12 * w->conf.code_sample_bytes;
 	ts_now(ts);
 	before = b->data.len;
 	if (chain_append(&w->chain, ts, event, peer, fields, maxline,
@@ -176,19 +178,56 @@ refusal(struct writer *w)
 	}
 }
 
+/* Hands the code to the filling batch, whose file is now known.  Locked. */
+static void
+batch_add_blob(struct writer *w, struct retained_code *rc)
+{
+	struct batch	*b = w->fill;
+	size_t		 i;
+
+	snprintf(b->blob_file, sizeof(b->blob_file), "%s", w->active);
+	for (i = 0; i < b->nblobs; i++)
+		if (strcmp(b->blobs[i].hex, rc->hex) == 0)
+			return;		/* the same code twice in a batch */
+	if (b->nblobs == b->capblobs) {
+		b->capblobs = b->capblobs ? b->capblobs * 2 : 8;
+		b->blobs = xrealloc(b->blobs, b->capblobs * sizeof(*b->blobs));
+	}
+	memcpy(b->blobs[b->nblobs].hex, rc->hex, sizeof(rc->hex));
+	b->blobs[b->nblobs].data = rc->data;
+	b->blobs[b->nblobs].len = rc->len;
+	b->nblobs++;
+	b->blob_bytes += rc->len;
+	rc->data = NULL;
+}
+
 enum writer_status
 writer_append(struct writer *w, const char *event, const json_t *fields,
     const struct peer *peer, int sync, writer_done_cb *done, void *arg,
     uint64_t *seq, uint8_t hash[SHA256_LEN])
 {
+	return writer_append_code(w, event, fields, NULL, peer, sync, done,
+	    arg, seq, hash);
+}
+
+enum writer_status
+writer_append_code(struct writer *w, const char *event, const json_t *fields,
+    struct retained_code *rc, const struct peer *peer, int sync,
+    writer_done_cb *done, void *arg, uint64_t *seq, uint8_t hash[SHA256_LEN])
+{
 	enum writer_status	 r;
 
+	if (rc != NULL && rc->data == NULL)
+		rc = NULL;
 	if (w->state != W_RUNNING)
 		return refusal(w);
 	lock(w);
-	if (fill_is_full(w))
+	if (fill_is_full(w) || (rc != NULL && w->fill->records > 0 &&
+	    w->fill->blob_bytes + rc->len > BATCH_BLOB_BYTES_MAX))
 		r = WRITER_FULL;
 	else if ((r = append_record(w, event, fields, peer, 0)) == WRITER_OK) {
+		if (rc != NULL)
+			batch_add_blob(w, rc);
 		/* Registered before unlocking: the batch may leave any time. */
 		if (sync)
 			batch_add_pending(w->fill, done, arg, w->chain.seq,
@@ -591,6 +630,7 @@ writer_reconfigure(struct writer *w, const struct audit_conf *c)
 
 	lock(w);
 	w->conf.max_event_bytes = c->max_event_bytes;
+	w->conf.code_sample_bytes = c->code_sample_bytes;
 	w->conf.max_file_bytes = c->max_file_bytes;
 	w->conf.keep_files = c->keep_files;
 	w->conf.batch_max_events = c->batch_max_events;

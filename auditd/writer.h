@@ -51,6 +51,15 @@ enum writer_status writer_append(struct writer *, const char *event,
 		    const json_t *fields, const struct peer *, int sync,
 		    writer_done_cb *done, void *arg, uint64_t *seq,
 		    uint8_t hash[SHA256_LEN]);
+struct retained_code;
+/*
+ * The same, for an event whose code the log keeps in full: the blob goes
+ * to the blob store before the record (its data is taken on WRITER_OK).
+ */
+enum writer_status writer_append_code(struct writer *, const char *event,
+		    const json_t *fields, struct retained_code *,
+		    const struct peer *, int sync, writer_done_cb *done,
+		    void *arg, uint64_t *seq, uint8_t hash[SHA256_LEN]);
 /* The daemon's own events; fields are stolen.  Never refused for space. */
 void		 writer_append_own(struct writer *, const char *event,
 		    json_t *fields);

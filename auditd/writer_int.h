@@ -22,6 +22,14 @@
 #define BATCH_BYTES_MAX		(8 * 1024 * 1024)	/* writer events */
 #define BATCH_OWN_RESERVE	(256 * 1024)		/* the daemon's own */
 #define OFFHOST_BATCH_MAX	(64 * 1024)
+#define BATCH_BLOB_BYTES_MAX	(32 * 1024 * 1024)	/* code kept in full */
+
+/* Code to be durable in the blob store before the batch's records. */
+struct batch_blob {
+	char		 hex[SHA256_HEX + 1];
+	char		*data;
+	size_t		 len;
+};
 
 struct pending {
 	writer_done_cb	*done;
@@ -42,6 +50,9 @@ struct batch {
 	json_t		*expired;	/* files to delete once durable */
 	struct buf	 offhost;	/* checkpoint lines, written after */
 	uint64_t	 reported;	/* refused/lost events this batch records */
+	struct batch_blob *blobs;
+	size_t		 nblobs, capblobs, blob_bytes;
+	char		 blob_file[LOGFILE_NAME_MAX];	/* the batch's log file */
 	/* Set by the I/O thread. */
 	int		 err;
 	const char	*what;

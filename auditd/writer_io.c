@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "blobstore.h"
 #include "checkpoint.h"
 #include "log.h"
 #include "util.h"
@@ -32,8 +33,13 @@ batch_new(void)
 void
 batch_free(struct batch *b)
 {
+	size_t	 i;
+
 	if (b == NULL)
 		return;
+	for (i = 0; i < b->nblobs; i++)
+		free(b->blobs[i].data);
+	free(b->blobs);
 	buf_free(&b->data);
 	buf_free(&b->offhost);
 	free(b->items);
@@ -87,8 +93,35 @@ io_unlink_expired(struct writer *w, struct batch *b)
 			continue;
 		if (unlink(path) == -1 && errno != ENOENT)
 			log_warn("retention: unlink %s", path);
+		/* Its code goes with it: each file's folder holds its own. */
+		if (blobstore_remove(w->conf.log_dir, json_string_value(v)) ==
+		    -1)
+			log_warn("retention: blobs of %s", path);
 	}
 	fsync_dir(w->conf.log_dir);
+}
+
+/*
+ * The write-ahead rule for code: every blob the batch's records name is
+ * durable (file, then folder) before a byte of those records is written,
+ * so no record on disk ever names a blob that a crash could lose.
+ */
+static int
+io_blobs(struct writer *w, struct batch *b)
+{
+	char	 dir[PATH_MAX];
+	size_t	 i;
+
+	if (b->nblobs == 0)
+		return 0;
+	if (blobstore_dir(w->conf.log_dir, b->blob_file, dir, sizeof(dir)) ==
+	    -1)
+		return -1;
+	for (i = 0; i < b->nblobs; i++)
+		if (blobstore_put(dir, b->blobs[i].hex, b->blobs[i].data,
+		    b->blobs[i].len) == -1)
+			return -1;
+	return blobstore_sync(w->conf.log_dir, dir);
 }
 
 static void
@@ -97,6 +130,10 @@ io_write(struct writer *w, struct batch *b)
 	int	 saved;
 
 	errno = 0;
+	if (io_blobs(w, b) == -1) {
+		io_fail(w, b, "code blob write");
+		return;
+	}
 	if (b->newfile) {
 		/* The previous file's batches were all fdatasync'ed already. */
 		if (w->fd != -1)

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "audit_client.h"
+#include "blobstore.h"
+#include "config.h"
 #include "cli.h"
 #include "export.h"
 #include "hash.h"
@@ -33,7 +35,7 @@ static int
 audit_usage(void)
 {
 	fprintf(stderr, "usage: stockade audit keygen|verify|send|tail|export|"
-	    "status ... (see stockade(1))\n");
+	    "status|show-code ... (see stockade(1))\n");
 	return EXIT_USAGE;
 }
 
@@ -135,6 +137,8 @@ audit_verify(int argc, char *argv[])
 		    (unsigned long long)r.offhost_skipped);
 	else
 		printf("tail truncation not checked (no --checkpoints)\n");
+	printf("code blobs: %llu present and intact\n",
+	    (unsigned long long)r.blobs);
 	return 0;
 }
 
@@ -599,6 +603,53 @@ audit_export(int argc, char *argv[])
 	return 0;
 }
 
+/* ------------------------------------------------------------ show-code */
+
+/*
+ * show-code [DIR] HASH: the code a run's records name, from the blob store
+ * (code.retention full).  DIR defaults to the installed config's log_dir.
+ * A copy is printed only if its bytes still hash to the name asked for.
+ */
+static int
+audit_show_code(int argc, char *argv[])
+{
+	struct audit_conf	 c;
+	const char		*dir, *hash;
+	char			*code;
+	size_t			 len;
+	int			 rv;
+
+	if (argc == 3) {
+		dir = argv[1];
+		hash = argv[2];
+	} else if (argc == 2) {
+		if (audit_conf_load(AUDIT_DEFAULT_CONFIG, &c) == -1) {
+			fprintf(stderr, "stockade: name the log directory: "
+			    "show-code DIR HASH\n");
+			return EXIT_USAGE;
+		}
+		dir = c.log_dir;
+		hash = argv[1];
+	} else
+		return audit_usage();
+	if (strncmp(hash, "sha256:", 7) == 0)
+		hash += 7;
+	if (!blobstore_hex_ok(hash)) {
+		fprintf(stderr, "stockade: HASH: sha256:<64 lowercase hex>\n");
+		return EXIT_USAGE;
+	}
+	if (blobstore_read(dir, hash, &code, &len) == -1) {
+		fprintf(stderr, "stockade: no intact copy of sha256:%s in %s/%s "
+		    "(kept only with code.retention: full, and only while a "
+		    "log file naming it is kept)\n", hash, dir, BLOBSTORE_DIR);
+		return EXIT_NEGATIVE;
+	}
+	rv = fwrite(code, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 :
+	    EXIT_NEGATIVE;
+	free(code);
+	return rv;
+}
+
 int
 cmd_audit(int argc, char *argv[])
 {
@@ -609,6 +660,7 @@ cmd_audit(int argc, char *argv[])
 		{ "keygen", audit_keygen }, { "verify", audit_verify },
 		{ "send", audit_send }, { "status", audit_status },
 		{ "tail", audit_tail }, { "export", audit_export },
+		{ "show-code", audit_show_code },
 	};
 	size_t	 i;
 

@@ -503,11 +503,13 @@ start_call(struct tool_req *rq, struct session *s,
 	rq->cancel = py_cancel;
 	rq->arg = pc;
 	session_hold(s, 1);
+	/* The code goes along: stockade-auditd keeps what code.retention says
+	 * (hash, sample or the whole code, stored before this is acked). */
 	if (server_audit_sync(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, "
-	    "s:s}", "event", "execution_started", "principal", rq->principal,
-	    "session_id", pc->sid, "code_hash", pc->code_hash, "code_size",
-	    (json_int_t)len, "pattern_hits", pc->hits, "tool", tool), py_started,
-	    pc, err, sizeof(err)) == -1)
+	    "s:s, s:s%}", "event", "execution_started", "principal",
+	    rq->principal, "session_id", pc->sid, "code_hash", pc->code_hash,
+	    "code_size", (json_int_t)len, "pattern_hits", pc->hits, "tool", tool,
+	    "code", code, len), py_started, pc, err, sizeof(err)) == -1)
 		py_started(pc, 0, err);
 }
 

@@ -4,6 +4,7 @@
  */
 #include "testutil.h"
 #include "config.h"
+#include "frame.h"
 
 static void
 load_text(const char *yaml, struct audit_conf *c, int want)
@@ -86,6 +87,12 @@ START_TEST(test_errors_name_line_and_column)
 END_TEST
 
 static const char *const invalid[] = {
+	"code: {retention: everything}\n",	/* not hash, sample, full */
+	"code: {retention: full, keep: 1}\n",	/* unknown key */
+	"code: {sample_bytes: 8}\n",		/* below 16 */
+	"code: {sample_bytes: 5K}\n",		/* above 4096 */
+	"code: {max_bytes: 2M}\n",		/* above what mcp-exec sends */
+	"code: full\n",				/* not a mapping */
 	"socket_mode: 01777\n",
 	"writers: [nosuchuser-stockade]\n",
 	"writers: [-1]\n",
@@ -133,6 +140,25 @@ START_TEST(test_forward_entries_parse)
 }
 END_TEST
 
+START_TEST(test_code_retention_parses)
+{
+	struct audit_conf	 c;
+
+	ck_assert_int_eq(audit_conf_load("rules/audit.yaml", &c), 0);
+	ck_assert_int_eq(c.code_retention, RETAIN_HASH);
+	load_text("code: {retention: sample, sample_bytes: 1K, max_bytes: 64K}\n",
+	    &c, 0);
+	ck_assert_int_eq(c.code_retention, RETAIN_SAMPLE);
+	ck_assert_uint_eq(c.code_sample_bytes, 1024);
+	ck_assert_uint_eq(c.code_max_bytes, 64 * 1024);
+	/* The frame cap leaves room for the code escaped, within FRAME_MAX. */
+	ck_assert_uint_eq(audit_frame_max(&c), 64 * 1024 + 6 * 64 * 1024);
+	load_text("code: {retention: full}\n", &c, 0);
+	ck_assert_int_eq(c.code_retention, RETAIN_FULL);
+	ck_assert_uint_le(audit_frame_max(&c), FRAME_MAX);
+}
+END_TEST
+
 START_TEST(test_invalid_values_refused)
 {
 	struct audit_conf	 c;
@@ -159,6 +185,7 @@ config_suite(void)
 	tcase_add_test(tc, test_values_and_relative_paths);
 	tcase_add_test(tc, test_errors_name_line_and_column);
 	tcase_add_test(tc, test_forward_entries_parse);
+	tcase_add_test(tc, test_code_retention_parses);
 	tcase_add_loop_test(tc, test_invalid_values_refused, 0,
 	    (int)nitems(invalid));
 	tcase_add_test(tc, test_missing_file_refused);

@@ -1,0 +1,124 @@
+/*
+ * Code retention (retention.h).  The code comes from an authenticated but
+ * untrusted writer: it is stored only under the hash it really has, and
+ * only when the record says that hash, so a blob's name is always the
+ * sha256 of its bytes and the chain covers it through the record.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "retention.h"
+#include "util.h"
+
+/* Start of the UTF-8 sequence holding byte i (the code is valid UTF-8). */
+static size_t
+char_start(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i--;
+	return i;
+}
+
+/* The first and last n bytes, cut at character boundaries, never overlapping. */
+static int
+add_sample(json_t *ev, const char *code, size_t len, size_t n)
+{
+	size_t	 head, tail;
+
+	head = len <= n ? len : char_start(code, n);
+	tail = len - head <= n ? head : char_start(code, len - n);
+	if (tail < head)
+		tail = head;
+	if (json_object_set_new(ev, "code_head", json_stringn(code, head)) ||
+	    json_object_set_new(ev, "code_tail", json_stringn(code + tail,
+	    len - tail)) || json_object_set_new(ev, "code_sample_bytes",
+	    json_integer((json_int_t)n)))
+		return -1;
+	return 0;
+}
+
+int
+retention_apply(const struct audit_conf *c, json_t *ev,
+    struct retained_code *out, char *err, size_t errlen)
+{
+	const char	*name, *code, *want;
+	const json_t	*v, *size;
+	char		 hex[SHA256_HEX + 1];
+	size_t		 len;
+
+	static const char *const own[] = { "code_retention", "code_head",
+	    "code_tail", "code_sample_bytes", NULL };
+	size_t		 i;
+
+	memset(out, 0, sizeof(*out));
+	/* A writer must not claim a retention the daemon did not apply. */
+	for (i = 0; own[i] != NULL; i++)
+		if (json_object_get(ev, own[i]) != NULL) {
+			snprintf(err, errlen, "field '%s' is set by "
+			    "stockade-auditd, not by writers", own[i]);
+			return -1;
+		}
+	name = json_string_value(json_object_get(ev, "event"));
+	if ((v = json_object_get(ev, "code")) == NULL) {
+		if (name != NULL && strcmp(name, "execution_started") == 0 &&
+		    c->code_retention != RETAIN_HASH) {
+			snprintf(err, errlen, "execution_started: field 'code' "
+			    "is required: code.retention is %s",
+			    audit_retention_name(c->code_retention));
+			return -1;
+		}
+		return 0;
+	}
+	if (name == NULL || strcmp(name, "execution_started") != 0) {
+		snprintf(err, errlen, "field 'code' is accepted only in "
+		    "execution_started");
+		return -1;
+	}
+	if (!json_is_string(v)) {
+		snprintf(err, errlen, "execution_started: field 'code' must be "
+		    "a string");
+		return -1;
+	}
+	code = json_string_value(v);
+	len = json_string_length(v);
+	if (len > c->code_max_bytes) {
+		snprintf(err, errlen, "execution_started: code of %zu bytes "
+		    "exceeds code.max_bytes (%zu)", len, c->code_max_bytes);
+		return -1;
+	}
+	/* event_validate has checked both are present and well-formed. */
+	want = json_string_value(json_object_get(ev, "code_hash"));
+	size = json_object_get(ev, "code_size");
+	sha256_hex(code, len, hex);
+	if (want == NULL || strcmp(want + 7, hex) != 0) {
+		snprintf(err, errlen, "execution_started: code_hash is not the "
+		    "sha256 of code");
+		return -1;
+	}
+	if (json_integer_value(size) != (json_int_t)len) {
+		snprintf(err, errlen, "execution_started: code_size is not the "
+		    "length of code");
+		return -1;
+	}
+	if (c->code_retention == RETAIN_SAMPLE &&
+	    add_sample(ev, code, len, c->code_sample_bytes) == -1)
+		goto nomem;
+	if (c->code_retention == RETAIN_FULL) {
+		memcpy(out->hex, hex, sizeof(out->hex));
+		out->data = xmalloc(len + 1);
+		memcpy(out->data, code, len);
+		out->len = len;
+	}
+	/* code is freed here: copy first, then drop. */
+	if (json_object_set_new(ev, "code_retention", json_string(
+	    audit_retention_name(c->code_retention))) == -1)
+		goto nomem;
+	json_object_del(ev, "code");
+	return 0;
+nomem:
+	free(out->data);
+	out->data = NULL;
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
