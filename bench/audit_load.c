@@ -16,10 +16,12 @@
 
 #include "audit_client.h"
 #include "frame.h"
+#include "hash.h"
 #include "util.h"
 
 #define WRITERS_MAX	256
 #define FRAME_LEN	1024
+#define CODE_MAX	(1024 * 1024)
 
 struct opts {
 	const char	*socket;
@@ -27,6 +29,7 @@ struct opts {
 	uint64_t	 events;	/* per writer */
 	unsigned	 window;
 	FILE		*acked;
+	size_t		 code;		/* > 0: execution_started with code */
 };
 
 struct worker {
@@ -68,6 +71,36 @@ sample_frame(char *out, size_t len, unsigned writer, uint64_t i, uint64_t id)
 	return FRAME_HDR_LEN + (size_t)n;
 }
 
+/*
+ * --code N: an execution_started carrying N bytes of code, different for
+ * every event (so full retention stores a blob each time), with its hash.
+ */
+static size_t
+code_frame(char *out, size_t len, char *code, size_t clen, unsigned writer,
+    uint64_t i, uint64_t id)
+{
+	char	 hex[SHA256_HEX + 1];
+	int	 n, m;
+
+	memset(code, 'x', clen);
+	m = snprintf(code, clen, "# w%u e%llu ", writer,
+	    (unsigned long long)i);
+	if (m > 0 && (size_t)m < clen)
+		code[m] = 'x';
+	sha256_hex(code, clen, hex);
+	n = snprintf(out + FRAME_HDR_LEN, len - FRAME_HDR_LEN,
+	    "{\"type\":\"append\",\"id\":%llu,\"sync\":true,\"event\":"
+	    "{\"event\":\"execution_started\",\"principal\":"
+	    "\"user:alice@example.com\",\"session_id\":\"sess_w%u_%llu\","
+	    "\"code_hash\":\"sha256:%s\",\"code_size\":%zu,\"tool\":"
+	    "\"execute_python\",\"code\":\"%.*s\"}}", (unsigned long long)id,
+	    writer, (unsigned long long)i, hex, clen, (int)clen, code);
+	if (n < 0 || (size_t)n >= len - FRAME_HDR_LEN)
+		abort();
+	frame_put_header((uint8_t *)out, (size_t)n);
+	return FRAME_HDR_LEN + (size_t)n;
+}
+
 static int
 collect(struct worker *w, struct audit_client *ac)
 {
@@ -96,15 +129,23 @@ worker_main(void *arg)
 	struct worker		*w = arg;
 	struct audit_client	 ac;
 	uint64_t		 i, inflight = 0;
-	char			 frame[FRAME_LEN];
-	size_t			 len;
+	size_t			 len, flen = FRAME_LEN + 2 * w->o->code;
+	char			*frame = xmalloc(flen), *code = NULL;
 
 	if (audit_client_open(&ac, w->o->socket, w->err, sizeof(w->err)) == -1) {
 		w->broken = 1;
+		free(frame);
 		return NULL;
 	}
+	if (w->o->code > 0)
+		code = xmalloc(w->o->code);
 	for (i = 0; i < w->o->events; i++) {
-		len = sample_frame(frame, sizeof(frame), w->id, i, ac.next_id++);
+		if (code != NULL)
+			len = code_frame(frame, flen, code, w->o->code, w->id,
+			    i, ac.next_id++);
+		else
+			len = sample_frame(frame, flen, w->id, i,
+			    ac.next_id++);
 		if (write_all(ac.fd, frame, len) == -1) {
 			snprintf(w->err, sizeof(w->err), "send: %s",
 			    strerror(errno));
@@ -127,6 +168,8 @@ worker_main(void *arg)
 	}
 out:
 	audit_client_close(&ac);
+	free(code);
+	free(frame);
 	return NULL;
 }
 
@@ -134,7 +177,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: audit_load --socket PATH [--writers N] "
-	    "[--events N] [--window N] [--acked FILE]\n");
+	    "[--events N] [--window N] [--acked FILE] [--code BYTES]\n");
 	exit(2);
 }
 
@@ -147,9 +190,10 @@ main(int argc, char *argv[])
 		{ "events", required_argument, NULL, 'e' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "acked", required_argument, NULL, 'a' },
+		{ "code", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts	 o = { NULL, 8, 10000, 1, NULL };
+	struct opts	 o = { NULL, 8, 10000, 1, NULL, 0 };
 	struct worker	*ws;
 	struct timespec	 t0, t1;
 	uint64_t	 v, acked = 0, refused = 0;
@@ -175,6 +219,11 @@ main(int argc, char *argv[])
 			if (parse_u64(optarg, 1, 4096, &v) == -1)
 				usage();
 			o.window = (unsigned)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, 16, CODE_MAX, &v) == -1)
+				usage();
+			o.code = (size_t)v;
 			break;
 		case 'a':
 			if ((o.acked = fopen(optarg, "a")) == NULL) {

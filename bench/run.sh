@@ -5,6 +5,9 @@
 #   audit append: events/s with synchronous acks from 8 writers, against
 #     bench/append_baseline writing the same bytes with the same number of
 #     lines per fdatasync (the disk's limit).  Target >= 0.5.
+#   audit retention: events/s of execution_started with 4 KiB of code
+#     each, code.retention full (a blob written and fsynced per event,
+#     one folder fsync per batch) against hash, same daemon, same load.
 #   audit verify: `stockade audit verify` against `openssl dgst -sha256` of
 #     the same files.  Target <= 1.5x its time.
 #   sandbox start: `mcp-exec run -- python3 -I -S -c pass` against the bare
@@ -19,7 +22,8 @@
 #     with 10,000 addresses (bench/ng_connrate, two private namespaces and
 #     a veth).  Target: within 5% of each other.
 #
-# Arguments name the sections to run (append verify sandbox mcp netguard);
+# Arguments name the sections to run (append retention verify sandbox mcp
+# netguard);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -76,6 +80,28 @@ for window in 1 16 64; do
 	    "$(echo "$eps $base" | awk '{print $1 / $2}')"
 done
 
+}
+
+bench_retention() {
+echo "== audit retention: execution_started with 4 KiB code, 8 writers, window 16"
+local r
+declare -A rate
+for r in hash full; do
+	printf 'writers: [root]\ncheckpoint: {every_events: 10000}\ncode: {retention: %s}\n' \
+	    "$r" >"$T/audit-$r.yaml"
+	rm -rf "$T/log"
+	"$B/stockade-auditd" -d -f "$T/audit-$r.yaml" --socket "$T/sock" \
+	    --log-dir "$T/log" --key "$T/keys/checkpoint.key" 2>/dev/null &
+	pid=$!
+	while [ ! -S "$T/sock" ]; do sleep 0.02; done
+	out=$("$B/bench/audit_load" --socket "$T/sock" --writers 8 \
+	    --events $(( EVENTS / 4 )) --window 16 --code 4096)
+	kill $pid; wait $pid || true
+	rate[$r]=$(echo "$out" | sed -n 's/.*events_per_sec \([0-9]*\).*/\1/p')
+done
+printf 'hash %s events/s, full %s events/s (%s blobs), ratio %.2f\n' \
+    "${rate[hash]}" "${rate[full]}" "$(find "$T/log/blobs" -type f | wc -l)" \
+    "$(echo "${rate[full]} ${rate[hash]}" | awk '{print $1 / $2}')"
 }
 
 bench_verify() {
@@ -174,6 +200,6 @@ echo "$out" | awk '
 	}'
 }
 
-for s in append verify sandbox mcp netguard; do
+for s in append retention verify sandbox mcp netguard; do
 	if want $s; then bench_$s; fi
 done
