@@ -184,8 +184,15 @@ def main():
 def suite(mcp, cases, scratch):
     fixtures(scratch)
     failed = []
+    # ESCAPE_SKIP="name:why;name:why": cases a slow machine cannot time fairly
+    # (the emulated guest); each is reported, never silently left out.
+    skip = dict(s.split(":", 1) for s in
+                os.environ.get("ESCAPE_SKIP", "").split(";") if ":" in s)
     for path in cases:
         name = os.path.basename(path)[:-3]
+        if name in skip:
+            print("SKIP %s: %s" % (name, skip[name]))
+            continue
         h, p, wall = run_case(mcp, path)
         why = check(name, h, p, wall)
         print("%s %s (%.1fs)" % ("PASS" if why is None else "FAIL", name,
