@@ -27,7 +27,7 @@
 #define CG_NEST_MAX	16	/* leaves nested by earlier builds we undo */
 #define CG_FILE_MAX	65536	/* a cgroup file we read */
 #define CG_KILL_ROUNDS	100	/* v1: kill passes until the cgroup is empty */
-#define CG_RMDIR_TRIES	100
+#define CG_RMDIR_TRIES	300	/* 3 s: a busy host reaps slowly */
 #define CG_WAIT_NS	10000000	/* 10 ms between tries */
 #define CPU_PERIOD_US	100000
 
@@ -636,6 +636,10 @@ cgroup_destroy(struct cgroup *cg)
 			}
 			nap();
 		}
+		/* Still busy: the next start's sweep takes it once empty. */
+		if (t == CG_RMDIR_TRIES)
+			log_warnx("rmdir %s: still busy, left to the sweep",
+			    cg->path[i]);
 	}
 	free(cg);
 }

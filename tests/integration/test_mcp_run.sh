@@ -11,6 +11,9 @@ S="$T/mx-state"
 IN="$T/esc/inputs"
 printf 'a,b\n1,2\n' >"$IN/run-test.csv"
 run() { "$MX" run --rules "$R" --state-dir "$S" "$@"; }
+# Sandbox cgroups anywhere; this test judges only those it made.
+cgroups_now() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'stockade-*' 2>/dev/null | sort; }
+cgroups_now >"$T/cgroups.before"
 expect_refusal() {
 	local want=$1; shift
 	st=0; msg=$("$@" 2>&1 >/dev/null) || st=$?
@@ -54,6 +57,6 @@ expect_refusal "must run as root" setpriv --reuid=65534 --regid=65534 \
     --clear-groups "$MX" run --rules "$R" -- /bin/true
 # The state left behind: no sandbox directory, no cgroup.
 [ -z "$(ls "$S/sandboxes")" ] || fail "sandbox directories left: $(ls "$S/sandboxes")"
-left=$(find /sys/fs/cgroup -maxdepth 5 -type d -name 'stockade-*' 2>/dev/null)
+left=$(cgroups_now | comm -13 "$T/cgroups.before" -)
 [ -z "$left" ] || fail "cgroups left behind: $left"
 note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
