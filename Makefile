@@ -22,7 +22,9 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
 	    libpcap-dev libldns-dev libh2o-evloop-dev
 # The default sandbox image is the host's /usr: data work and charts.
-DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib
+# ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
+DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
+	    ca-certificates
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
 	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \

@@ -16,6 +16,7 @@
 
 #include "preflight.h"
 #include "sandbox/cgroup.h"
+#include "sandbox/trust.h"
 #include "util.h"
 
 static void
@@ -199,6 +200,14 @@ preflight_check(const struct mcpexec_conf *c, const struct profile *p,
 		socket_check(&n, "netguard_socket", sc->netguard_socket,
 		    "no session of this profile starts until netguard listens",
 		    verbose);
+	/* What every sandbox of this profile is given; missing, none starts. */
+	if (p->tls_system && access(TRUST_SYSTEM_BUNDLE, R_OK) == -1)
+		problem(&n, "%s: tls: %s: %s (install ca-certificates, or set "
+		    "tls.ca_bundle: none)", p->path, TRUST_SYSTEM_BUNDLE,
+		    strerror(errno));
+	if (p->tls_extra_ca[0] != '\0' && trust_pem_check(p->tls_extra_ca,
+	    err, sizeof(err)) == -1)
+		problem(&n, "%s: tls.extra_ca: %s", p->path, err);
 	for (i = 0; i < p->inputs.nroots; i++) {
 		if (stat(p->inputs.roots[i], &st) == -1)
 			problem(&n, "%s: inputs.roots entry %s: %s", p->path,

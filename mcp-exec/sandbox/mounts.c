@@ -19,6 +19,7 @@
 
 #include "mounts.h"
 #include "sandbox.h"
+#include "trust.h"
 #include "util.h"
 
 #define ROOT_TMPFS_SIZE	(1024 * 1024)	/* the root holds only mountpoints */
@@ -239,6 +240,35 @@ etc(struct ctx *c)
 	return 0;
 }
 
+/*
+ * The host's CA certificates (its symlinks point into /usr/share, which
+ * /usr brings) and the bundle built for this sandbox, both read-only.
+ */
+static int
+trust(struct ctx *c)
+{
+	char	 src[PATH_MAX];
+
+	if (!c->spec->trust && !c->spec->trust_system)
+		return 0;
+	if (make_dir(c, "etc/ssl", 0755) == -1)
+		return -1;
+	if (c->spec->trust_system && bind(c, TRUST_SYSTEM_DIR,
+	    TRUST_SYSTEM_DIR + 1, 0, MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1)
+		return -1;
+	if (!c->spec->trust)
+		return 0;
+	if (xsnprintf(src, sizeof(src), "%s/%s", c->spec->dir,
+	    TRUST_BUNDLE_NAME) == -1) {
+		errno = ENAMETOOLONG;
+		return fail(c, "%s/%s", c->spec->dir, TRUST_BUNDLE_NAME);
+	}
+	if (make_dir(c, TRUST_CA_DIR + 1, 0755) == -1)
+		return -1;
+	return bind(c, src, TRUST_CA_FILE + 1, 0, MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC);
+}
+
 static int
 dev(struct ctx *c)
 {
@@ -353,7 +383,8 @@ mounts_setup(const struct mount_spec *spec, char *err, size_t errlen)
 	snprintf(opts, sizeof(opts), "size=%d,mode=0755", ROOT_TMPFS_SIZE);
 	if (mount("tmpfs", c.root, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1)
 		return fail(&c, "mount root tmpfs on %s", c.root);
-	if (top_level(&c) == -1 || etc(&c) == -1 || proc(&c) == -1 ||
+	if (top_level(&c) == -1 || etc(&c) == -1 || trust(&c) == -1 ||
+	    proc(&c) == -1 ||
 	    dev(&c) == -1 ||
 	    mount_tmpfs(&c, "tmp", spec->tmp_size, 01777,
 	    MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1 ||

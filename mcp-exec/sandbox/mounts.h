@@ -1,7 +1,7 @@
 /*
  * The sandbox's filesystem: a fresh tmpfs root holding read-only binds of
  * an allowlist (/usr and the merged-usr links, a few /etc files), generated
- * /etc files, a fresh /proc, a minimal /dev, size-capped /tmp and
+ * /etc files, the trust store of a networked sandbox, a fresh /proc, a minimal /dev, size-capped /tmp and
  * /dev/shm, the session's /workspace and read-only /inputs; then
  * pivot_root into it and the old root detached.  Child side, in its own
  * mount namespace, holding capabilities only there.
@@ -20,6 +20,8 @@ struct mount_spec {
 	int		 has_inputs;
 	const char	*driver_dir;	/* NULL, or bound read-only */
 	const char	*resolver;	/* NULL, or /etc/resolv.conf's nameserver */
+	int		 trust;		/* dir/ca.pem -> TRUST_CA_FILE (ro) */
+	int		 trust_system;	/* TRUST_SYSTEM_DIR bound (ro) */
 };
 
 int	mounts_setup(const struct mount_spec *, char *err, size_t errlen);

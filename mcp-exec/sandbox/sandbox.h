@@ -20,6 +20,7 @@
 #include "cgroup.h"
 #include "idmap.h"
 #include "seccomp_filter.h"
+#include "trust.h"
 
 #define SANDBOX_ID_HEX		16	/* 64 random bits */
 #define SANDBOX_INNER_ID	65534	/* uid and gid inside every sandbox */
@@ -63,6 +64,9 @@ struct sandbox_spec {
 	const char *const	*argv;		/* argv[0] absolute */
 	char			**scrub_argv;	/* the caller's argv, wiped in init */
 	const char *const	*envp;
+	const char *const	*env_extra;	/* NULL, or added after envp */
+	/* NULL, or a CA bundle built in dir and bound at TRUST_CA_FILE. */
+	const struct sandbox_trust *trust;
 	int			 has_inputs;	/* dir/inputs -> /inputs (ro) */
 	int			 stdout_fd;	/* write ends given to the command */
 	int			 stderr_fd;

@@ -163,14 +163,24 @@ scrub_inherited(char **argv_start)
 static void __attribute__((noreturn))
 exec_command(const struct sandbox_spec *s)
 {
-	int	 null;
+	const char	*env[SANDBOX_ENV_MAX + 1];
+	size_t		 n = 0, i;
+	int		 null;
 
+	/* The fixed list, then what the profile adds (never the caller's). */
+	for (i = 0; s->envp != NULL && s->envp[i] != NULL; i++)
+		if (n < SANDBOX_ENV_MAX)
+			env[n++] = s->envp[i];
+	for (i = 0; s->env_extra != NULL && s->env_extra[i] != NULL; i++)
+		if (n < SANDBOX_ENV_MAX)
+			env[n++] = s->env_extra[i];
+	env[n] = NULL;
 	if ((null = open("/dev/null", O_RDONLY)) == -1 ||
 	    dup2(null, 0) == -1 || dup2(FD_OUT, 1) == -1 ||
 	    dup2(FD_ERR, 2) == -1 ||
 	    (s->control_fd != -1 && dup2(FD_CTL, SANDBOX_CONTROL_FD) == -1))
 		_exit(127);
-	execve(s->argv[0], (char *const *)s->argv, (char *const *)s->envp);
+	execve(s->argv[0], (char *const *)s->argv, (char *const *)env);
 	dprintf(2, "sandbox: cannot execute %s: %s\n", s->argv[0],
 	    strerror(errno));
 	_exit(127);
@@ -264,6 +274,8 @@ child_main(const struct sandbox_spec *s, int sync)
 	ms.has_inputs = s->has_inputs;
 	ms.driver_dir = s->driver_dir;
 	ms.resolver = go.resolver[0] != '\0' ? go.resolver : NULL;
+	ms.trust = s->trust != NULL;
+	ms.trust_system = s->trust != NULL && s->trust->system;
 	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
 	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
 	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
@@ -348,6 +360,10 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	sb->workspace_mounted = 1;
 	if (s->has_inputs && (xsnprintf(p, sizeof(p), "%s/inputs", s->dir) ==
 	    -1 || make_dir(p, 0755, err, errlen) == -1))
+		goto fail;
+	/* Per sandbox: the profile's extra CA reaches no other profile. */
+	if (s->trust != NULL && trust_bundle_write(s->dir, s->trust, err,
+	    errlen) == -1)
 		goto fail;
 	return 0;
 fail:

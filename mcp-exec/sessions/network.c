@@ -72,6 +72,13 @@ network_prepare(struct net_link *nl, struct sandbox_spec *spec,
     const char *session, const char *principal)
 {
 	memset(nl, 0, sizeof(*nl));
+	if (p->tls_on) {
+		nl->trust.system = p->tls_system;
+		nl->trust.extra_ca = p->tls_extra_ca[0] != '\0' ?
+		    p->tls_extra_ca : NULL;
+		spec->trust = &nl->trust;
+		spec->env_extra = trust_env;
+	}
 	if (!p->netguard)
 		return;
 	snprintf(nl->socket, sizeof(nl->socket), "%s", netguard_socket);

@@ -21,9 +21,14 @@ struct net_link {
 	char	 session[64];
 	char	 principal[PRINCIPAL_MAX];
 	int	 attached;
+	struct sandbox_trust trust;	/* spec->trust, when the profile has one */
 };
 
-/* Fills link and points spec's before_go at it when p names a policy. */
+/*
+ * Fills link and points spec's before_go at it when p names a policy;
+ * gives spec the profile's trust store and its environment (link holds
+ * them: it must outlive spec).
+ */
 void	network_prepare(struct net_link *, struct sandbox_spec *,
 	    const struct profile *p, const char *netguard_socket,
 	    const char *session, const char *principal);

@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "profile.h"
+#include "sandbox/trust.h"
 #include "util.h"
 
 #define KiB	1024ULL
@@ -433,12 +434,47 @@ inputs_section(struct conf_ctx *ctx, const json_t *o, struct profile *p)
 		p->inputs.max_files = (unsigned)n;
 }
 
+/*
+ * tls: {ca_bundle: system|none, extra_ca: PATH}.  Without it, a profile
+ * whose network is netguard's gets the host's bundle: every policy that
+ * lets a sandbox out (L2, L3) is mostly HTTPS, and mcp-exec does not read
+ * netguard's files to tell L0/L1 policies apart (those have no use for it,
+ * and a read-only bundle costs them nothing).
+ */
+static void
+tls_section(struct conf_ctx *ctx, const json_t *root, struct profile *p)
+{
+	static const char *const keys[] = { "ca_bundle", "extra_ca", NULL };
+	static const char *const bundles[] = { "system", "none", NULL };
+	char		 err[PATH_MAX + 128];
+	json_t		*sub;
+	const char	*s;
+	int		 e;
+
+	p->tls_system = p->netguard;
+	if (conf_get_object(ctx, root, "tls", &sub) == 1) {
+		conf_check_keys(ctx, sub, keys);
+		if (conf_get_enum(ctx, sub, "ca_bundle", bundles, &e) == 1)
+			p->tls_system = (e == 0);
+		if (conf_get_string(ctx, sub, "extra_ca", &s) == 1) {
+			if (s[0] != '/' || xsnprintf(p->tls_extra_ca,
+			    sizeof(p->tls_extra_ca), "%s", s) == -1)
+				conf_error(ctx, json_object_get(sub, "extra_ca"),
+				    "extra_ca: an absolute path");
+			else if (trust_pem_check(s, err, sizeof(err)) == -1)
+				conf_error(ctx, json_object_get(sub, "extra_ca"),
+				    "extra_ca: %s", err);
+		}
+	}
+	p->tls_on = p->tls_system || p->tls_extra_ca[0] != '\0';
+}
+
 static void
 profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 {
 	static const char *const top[] = { "description", "limits", "timeout",
 	    "filesystem", "output", "inputs", "artifacts", "network",
-	    "hostname", "landlock", NULL };
+	    "hostname", "landlock", "tls", NULL };
 	static const char *const to_keys[] = { "default_ms", "max_ms", NULL };
 	static const char *const fs_keys[] = { "tmp_size", "workspace_size",
 	    "shm_size", NULL };
@@ -514,6 +550,8 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	}
 	if (conf_get_enum(ctx, root, "landlock", landlock, &e) == 1)
 		p->landlock_required = (e == 0);
+	/* After network: its default follows from it. */
+	tls_section(ctx, root, p);
 }
 
 void

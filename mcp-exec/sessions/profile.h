@@ -80,6 +80,10 @@ struct profile {
 	int			netguard;	/* network is netguard's policy */
 	char			hostname[PROFILE_NAME_MAX];
 	int			landlock_required;
+	/* The trust store (tls:); tls_on when any of it is bound. */
+	int			tls_on;
+	int			tls_system;	/* the host's CA bundle */
+	char			tls_extra_ca[PATH_MAX];	/* "" or a PEM file */
 };
 
 /* rules_dir/mcp-exec.yaml (built-in defaults when absent). */
