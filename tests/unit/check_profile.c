@@ -2,8 +2,10 @@
  * Sandbox profiles and mcp-exec.yaml: the shipped files load with the
  * documented defaults; bad values are refused with their position; a
  * profile name never leaves rules/profiles/; server.allowed_origins takes
- * only http(s)://host[:port], at most ORIGINS_MAX of them.
+ * only http(s)://host[:port], at most ORIGINS_MAX of them; tls: follows
+ * the network and takes only a PEM file of certificates as extra_ca.
  */
+#include "sandbox/trust.h"
 #include "sessions/profile.h"
 #include "testutil.h"
 
@@ -74,6 +76,11 @@ static const char *const bad[] = {
 	"network: ../../x\n",
 	"hostname: Bad Name\n",
 	"landlock: sometimes\n",
+	"tls: {ca_bundle: maybe}\n",
+	"tls: {extra_ca: relative.pem}\n",
+	"tls: {extra_ca: /nonexistent/ca.pem}\n",
+	"tls: {extra_ca: /etc}\n",
+	"tls: {cert: /etc/ssl/x.pem}\n",
 };
 
 START_TEST(test_bad_values_refused)
@@ -82,6 +89,61 @@ START_TEST(test_bad_values_refused)
 	char		 dir[PATH_MAX];
 
 	rules_with(dir, sizeof(dir), bad[_i]);
+	ck_assert_int_eq(profile_load(dir, "t", &p), -1);
+}
+END_TEST
+
+START_TEST(test_tls_follows_network)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), "network: loopback\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.tls_on, 0);
+	rules_with(dir, sizeof(dir), "network: mirror\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.tls_on, 1);
+	ck_assert_int_eq(p.tls_system, 1);
+	ck_assert_str_eq(p.tls_extra_ca, "");
+	rules_with(dir, sizeof(dir), "network: mirror\ntls: {ca_bundle: none}\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.tls_on, 0);
+}
+END_TEST
+
+/* Debian's bundle stands in for an operator's CA file: many certificates. */
+START_TEST(test_tls_extra_ca_accepted)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), "network: none\ntls: {ca_bundle: none, "
+	    "extra_ca: " TRUST_SYSTEM_BUNDLE "}\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.tls_on, 1);
+	ck_assert_int_eq(p.tls_system, 0);
+	ck_assert_str_eq(p.tls_extra_ca, TRUST_SYSTEM_BUNDLE);
+}
+END_TEST
+
+static const char *const bad_ca[] = {
+	"",					/* empty: no certificate */
+	"not a certificate\n",
+	"-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+	"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+};
+
+START_TEST(test_tls_extra_ca_refused)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX], ca[PATH_MAX], yaml[PATH_MAX + 64];
+
+	rules_with(dir, sizeof(dir), "network: none\n");
+	tu_path(ca, sizeof(ca), dir, "ca.pem");
+	tu_write(ca, bad_ca[_i], strlen(bad_ca[_i]));
+	snprintf(yaml, sizeof(yaml), "tls: {extra_ca: %s}\n", ca);
+	rules_with(dir, sizeof(dir), yaml);
 	ck_assert_int_eq(profile_load(dir, "t", &p), -1);
 }
 END_TEST
@@ -260,6 +322,10 @@ profile_suite(void)
 	tcase_add_test(tc, test_shipped_default_profile);
 	tcase_add_test(tc, test_values_parsed);
 	tcase_add_loop_test(tc, test_bad_values_refused, 0, (int)nitems(bad));
+	tcase_add_test(tc, test_tls_follows_network);
+	tcase_add_test(tc, test_tls_extra_ca_accepted);
+	tcase_add_loop_test(tc, test_tls_extra_ca_refused, 0,
+	    (int)nitems(bad_ca));
 	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
 	tcase_add_test(tc, test_server_defaults);
 	tcase_add_test(tc, test_netguard_socket_parsed);
