@@ -2,8 +2,9 @@
 # mcp-exec checks every path it will need when it starts (and with -n),
 # not at the first tool call: the driver (found beside the program when
 # driver_dir is unset, as in the shipped rules), the state directory, the
-# daemons' socket directories, the profile's input roots.  Each refusal
-# names the path and what is wrong; the server does not start.
+# daemons' socket directories, the profile's input roots and, for a networked
+# profile, the host's CA bundle.  Each refusal names the path and what is
+# wrong; the server does not start.
 . "$(dirname "$0")/lib.sh"
 
 chmod 0711 "$T"
@@ -52,3 +53,21 @@ cp -R "$ROOT/rules" "$T/r3"
 sed -i "s|^  roots: \[\]|  roots: [$T/no-inputs]|" "$T/r3/profiles/default.yaml"
 refuse "inputs.roots entry $T/no-inputs: No such file" "$T/r3"
 note "state_dir, socket directories, input roots: refused at start, naming them"
+
+# A profile with a netguard policy needs the host's CA bundle: without
+# ca-certificates (hidden here by a tmpfs in a mount namespace of this
+# check's own) it is refused at start; tls.ca_bundle: none starts.
+cp -R "$ROOT/rules" "$T/r4"
+sed -i "s|^  netguard_socket:.*|  netguard_socket: $T/ng.sock|" "$T/r4/mcp-exec.yaml"
+sed -i "s|^network:.*|network: mirror|" "$T/r4/profiles/default.yaml"
+out=$(ok "$T/r4") || fail "an L2 profile with ca-certificates refused: $out"
+hidden() { unshare -m --propagation private sh -c \
+    'mount -t tmpfs none /etc/ssl/certs && exec "$@"' sh "$@"; }
+st=0; msg=$(hidden "$MX" -n --rules "$T/r4" --state-dir "$T/state" \
+    --audit-socket "$T/a.sock" 2>&1) || st=$?
+[ $st = 1 ] && echo "$msg" | grep -q "tls: /etc/ssl/certs/ca-certificates.crt: No such file.*install ca-certificates" ||
+    fail "no CA bundle: exit $st: $msg"
+printf 'tls:\n  ca_bundle: none\n' >>"$T/r4/profiles/default.yaml"
+out=$(hidden "$MX" -nv --rules "$T/r4" --state-dir "$T/state" --audit-socket "$T/a.sock" 2>&1) ||
+    fail "tls.ca_bundle: none refused without a bundle: $out"
+note "an L2 profile without the host's CA bundle: refused at start; ca_bundle: none starts"
