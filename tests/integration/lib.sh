@@ -23,7 +23,9 @@ CONF="$T/audit.yaml"
 AUDITD_PID=""
 
 cleanup() {
-	[ -z "$AUDITD_PID" ] || kill -9 "$AUDITD_PID" 2>/dev/null || true
+	# wait: the shell would otherwise report the killed job on stderr.
+	[ -z "$AUDITD_PID" ] || { kill -9 "$AUDITD_PID" 2>/dev/null
+		wait "$AUDITD_PID" 2>/dev/null; } || true
 	for m in $(awk -v t="$T" '$2 ~ "^"t {print $2}' /proc/mounts); do
 		umount -l "$m" 2>/dev/null || true
 	done
@@ -103,6 +105,20 @@ mcp_rules() {
 	sed -i -e "s|^\(  audit_socket:\).*|\1 $SOCK|" \
 	    -e "s|^\(  driver_dir:\).*|\1 $ROOT/mcp-exec/driver|" "$R/mcp-exec.yaml"
 	grep -q "audit_socket: $SOCK" "$R/mcp-exec.yaml" || fail "sed missed audit_socket"
+}
+
+# mcp_tokens PRINCIPAL_A PRINCIPAL_B: a bearer token for each ($TOKA,
+# $TOKB), written to $R/principals.yaml by their hashes only.
+mcp_tokens() {
+	TOKA=tokA-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	TOKB=tokB-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	cat >"$R/principals.yaml" <<EOF
+tokens:
+  - sha256: $(printf %s "$TOKA" | sha256sum | cut -d' ' -f1)
+    principal: "$1"
+  - sha256: $(printf %s "$TOKB" | sha256sum | cut -d' ' -f1)
+    principal: "$2"
+EOF
 }
 
 # mcp_serve NAME: mcp-exec --stdio fed through a fifo held open on fd $IN_NAME.

@@ -15,15 +15,7 @@ PYTHONPATH="$HERE" "$PY" "$HERE/hostile.py" stdio "$MX" "$R" "$T/stdio-state" ||
     { tail -20 "$T/stdio-state.err" >&2; fail "hostile stdio client (see above)"; }
 note "stdio: malformed and oversize frames, wrong-typed arguments, 200 pipelined requests"
 
-TOKA=tokA-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-TOKB=tokB-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-cat >"$R/principals.yaml" <<EOF
-tokens:
-  - sha256: $(printf %s "$TOKA" | sha256sum | cut -d' ' -f1)
-    principal: "user:a"
-  - sha256: $(printf %s "$TOKB" | sha256sum | cut -d' ' -f1)
-    principal: "user:b"
-EOF
+mcp_tokens "user:a" "user:b"
 # Small tables, so that the limits are reached in a few requests.
 sed -i -e 's|^\(    max_connections:\).*|\1 16|' \
     -e 's|^\(    max_requests_per_principal:\).*|\1 2|' "$R/mcp-exec.yaml"

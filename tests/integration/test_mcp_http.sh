@@ -207,15 +207,7 @@ note "initialize, tools/list, execute_python (JSON, SSE with progress), 202, 400
 stop_mx || fail "mcp-exec exit status $? at SIGTERM"
 
 # Bearer tokens: two principals, each token known only by its hash.
-TOKA=tokenA-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-TOKB=tokenB-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-cat >"$R/principals.yaml" <<EOF
-tokens:
-  - sha256: $(printf %s "$TOKA" | sha256sum | cut -d' ' -f1)
-    principal: "user:alice@example.com"
-  - sha256: $(printf %s "$TOKB" | sha256sum | cut -d' ' -f1)
-    principal: "user:bob@example.com"
-EOF
+mcp_tokens "user:alice@example.com" "user:bob@example.com"
 # And a browser app allowed by its Origin.
 sed -i 's|^  allowed_origins: .*|  allowed_origins: ["https://app.example.com"]|' \
     "$R/mcp-exec.yaml"

@@ -11,15 +11,7 @@ trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' 
 
 start_auditd
 mcp_rules
-TOKA=tokA-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-TOKB=tokB-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-cat >"$R/principals.yaml" <<EOF
-tokens:
-  - sha256: $(printf %s "$TOKA" | sha256sum | cut -d' ' -f1)
-    principal: "user:a"
-  - sha256: $(printf %s "$TOKB" | sha256sum | cut -d' ' -f1)
-    principal: "user:b"
-EOF
+mcp_tokens "user:a" "user:b"
 start_mx
 
 PYTHONPATH="$HERE" "$PY" - "$PORT" "$TOKA" "$TOKB" <<'EOF' || fail "fairness (see above)"
