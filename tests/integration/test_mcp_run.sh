@@ -11,8 +11,22 @@ S="$T/mx-state"
 IN="$T/esc/inputs"
 printf 'a,b\n1,2\n' >"$IN/run-test.csv"
 run() { "$MX" run --rules "$R" --state-dir "$S" "$@"; }
-# Sandbox cgroups anywhere; this test judges only those it made.
-cgroups_now() { find /sys/fs/cgroup -maxdepth 6 -type d -name 'stockade-*' 2>/dev/null | sort; }
+# Sandbox cgroups below this test's own cgroups (where `mcp-exec run` makes
+# them); it judges only those it made, not a concurrent run's.
+own_cgroups() {
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		sed -n 's|^0::|/sys/fs/cgroup|p' /proc/self/cgroup
+	else
+		awk -F: '{ n = split($2, c, ","); for (i = 1; i <= n; i++)
+		    if (c[i] == "memory" || c[i] == "pids" || c[i] == "cpu")
+			print "/sys/fs/cgroup/" c[i] $3 }' /proc/self/cgroup
+	fi
+}
+cgroups_now() {
+	for d in $(own_cgroups); do
+		find "$d" -maxdepth 3 -type d -name 'stockade-*' 2>/dev/null
+	done | sort
+}
 cgroups_now >"$T/cgroups.before"
 expect_refusal() {
 	local want=$1; shift
