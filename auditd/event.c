@@ -98,6 +98,7 @@ static const struct evtype writer_types[] = {
 	{ "session_created", f_session_created },
 	{ "session_closed", f_session_closed },
 	{ "session_expired", f_session },
+	{ "session_evicted", f_session_closed },
 	{ "call_refused", f_call_refused },
 	{ "egress_denied", f_egress_denied },
 	{ "egress_attached", f_egress_attached },

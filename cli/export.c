@@ -82,6 +82,11 @@ static const struct rule rules[] = {
 	    { "session" }, { "end" }, OUT_SUCCESS,
 	    OC_API, 4, "Delete", 1, CTL_NONE,
 	    "session {session_id} of {principal} expired", NULL },
+	{ "session_evicted", 0, 0,
+	    { "session" }, { "end" }, OUT_SUCCESS,
+	    OC_API, 4, "Delete", 1, CTL_NONE,
+	    "session {session_id} of {principal} closed to make room: "
+	    "{reason}", NULL },
 	{ "call_refused", 0, 0,
 	    { "api" }, { "denied" }, OUT_FAILURE,
 	    OC_API, 99, "Other", 3, CTL_NONE,

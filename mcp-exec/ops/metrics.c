@@ -23,7 +23,7 @@ static const char *const outcome_names[COUNT_OUTCOMES] = {
 	"ok", "error", "timeout", "cancelled", "refused"
 };
 static const char *const close_names[COUNT_CLOSE_REASONS] = {
-	"closed", "expired", "lost", "stopped", "other"
+	"closed", "expired", "lost", "stopped", "other", "evicted"
 };
 
 /* netguard's deny chains (netguard/nft.c): the only labels taken. */

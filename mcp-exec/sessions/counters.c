@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "counters.h"
+#include "session.h"
 #include "util.h"
 
 static const char *const tool_names[COUNT_TOOLS] = {
@@ -28,6 +29,8 @@ static const struct {
 	{ "closed by the client",			COUNT_CLOSED },
 	{ "one command run",				COUNT_CLOSED },
 	{ "expired",					COUNT_EXPIRED },
+	{ SESSION_EVICTED_PRINCIPAL,			COUNT_EVICTED },
+	{ SESSION_EVICTED_TOTAL,			COUNT_EVICTED },
 	{ "killed after the call could not be stopped",	COUNT_LOST },
 	{ "the session's Python process ended",		COUNT_LOST },
 	{ "mcp-exec stopped",				COUNT_STOPPED },

@@ -45,6 +45,7 @@ enum count_close {
 	COUNT_LOST,		/* the sandbox died or had to be killed */
 	COUNT_STOPPED,		/* mcp-exec stopped, or its stdio client left */
 	COUNT_CLOSE_OTHER,
+	COUNT_EVICTED,		/* idle, closed to make room under a cap */
 	COUNT_CLOSE_REASONS
 };
 

@@ -63,6 +63,7 @@ struct call {
 
 
 static void	call_finish(struct call *);
+static void	session_end(struct session *, const char *, const char *);
 
 /* ------------------------------------------------------------ helpers */
 
@@ -112,6 +113,61 @@ principal_sessions(struct server *srv, const char *principal)
 	return n;
 }
 
+/* The least recently used idle session: the principal's, or anyone's. */
+static struct session *
+lru_idle(struct server *srv, const char *principal)
+{
+	struct session	*s, *lru = NULL;
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		if (!session_busy(s) && (principal == NULL ||
+		    strcmp(s->principal, principal) == 0) &&
+		    (lru == NULL || s->last_used < lru->last_used))
+			lru = s;
+	return lru;
+}
+
+/*
+ * Room for one more session of the principal: clients that never pass
+ * session_id (one-shot calls) would otherwise run into the caps with
+ * sessions nobody uses.  The least recently used idle session goes, the
+ * principal's own first; only when every session counted is busy is the
+ * call refused.  The caller learns nothing of whose session went: the
+ * refusal names only the caps.
+ */
+static int
+sessions_make_room(struct server *srv, const char *principal, char *err,
+    size_t errlen)
+{
+	const struct server_conf	*sc = &srv->conf.server;
+	struct session			*v;
+
+	/* A loop: a reload may have lowered the caps below what lives. */
+	while (principal_sessions(srv, principal) >=
+	    sc->max_sessions_per_principal) {
+		if ((v = lru_idle(srv, principal)) == NULL) {
+			snprintf(err, errlen, "session limit reached: all %u "
+			    "sessions this principal may hold are busy "
+			    "running calls (server.sessions.max_per_principal)"
+			    "; wait for one to finish, or close one with "
+			    "close_session", sc->max_sessions_per_principal);
+			return -1;
+		}
+		session_end(v, "session_evicted", SESSION_EVICTED_PRINCIPAL);
+	}
+	while (srv->nsessions >= sc->max_sessions) {
+		if ((v = lru_idle(srv, NULL)) == NULL) {
+			snprintf(err, errlen, "session limit reached: all %u "
+			    "sessions this server may hold are busy running "
+			    "calls (server.sessions.max_total); try again when "
+			    "one has finished", sc->max_sessions);
+			return -1;
+		}
+		session_end(v, "session_evicted", SESSION_EVICTED_TOTAL);
+	}
+	return 0;
+}
+
 /* Reads one frame from the driver within timeout_ms (blocking). */
 static json_t *
 driver_read(struct session *s, int timeout_ms)
@@ -154,13 +210,8 @@ session_create(struct server *srv, const char *principal, char *err,
 	char				 ws[PATH_MAX];
 	int				 sv[2] = { -1, -1 }, null = -1;
 
-	if (srv->nsessions >= sc->max_sessions ||
-	    principal_sessions(srv, principal) >= sc->max_sessions_per_principal) {
-		snprintf(err, errlen, "session limit reached (%u in all, %u per "
-		    "principal)", sc->max_sessions,
-		    sc->max_sessions_per_principal);
+	if (sessions_make_room(srv, principal, err, errlen) == -1)
 		return NULL;
-	}
 	s = xcalloc(1, sizeof(*s));
 	s->srv = srv;
 	s->ctl = s->wsfd = -1;
@@ -331,6 +382,14 @@ session_stage(struct session *s, const char *path, char *name, size_t namelen,
 void
 session_close(struct session *s, const char *reason)
 {
+	session_end(s, strcmp(reason, "expired") == 0 ? "session_expired" :
+	    "session_closed", reason);
+}
+
+/* Ends a session, audited as event (session_closed, _expired, _evicted). */
+static void
+session_end(struct session *s, const char *event, const char *reason)
+{
 	struct server	*srv = s->srv;
 
 	if (s->call != NULL) {
@@ -342,10 +401,10 @@ session_close(struct session *s, const char *reason)
 	sessions_publish(srv);
 	count_oom(s);
 	counters_session_closed(&srv->counters, reason);
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
-	    strcmp(reason, "expired") == 0 ? "session_expired" :
-	    "session_closed", "principal", s->principal, "session_id", s->id,
-	    "reason", reason));
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:I}", "event",
+	    event, "principal", s->principal, "session_id", s->id,
+	    "reason", reason, "idle_s",
+	    (json_int_t)((mono_ms() - s->last_used) / 1000)));
 	event_free(s->ctl_ev);
 	event_free(s->ctl_wev);
 	frame_out_free(&s->ctl_out);

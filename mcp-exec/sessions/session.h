@@ -24,6 +24,11 @@
 #define DRIVER_READY_MS		10000	/* the driver's first words */
 #define DRIVER_MSG_MAX		4096	/* a message from the driver */
 
+/* Why session_create closed an idle session (session_evicted's reason). */
+#define SESSION_EVICTED_PRINCIPAL \
+	"evicted: the principal's session limit was reached"
+#define SESSION_EVICTED_TOTAL	"evicted: the server's session limit was reached"
+
 struct call;
 
 struct call_result {
@@ -50,6 +55,10 @@ struct call_hooks {
 	void	 *arg;
 };
 
+/*
+ * At a cap, closes the least recently used idle session (the principal's,
+ * then anyone's) to make room; NULL only when all counted are busy.
+ */
 struct session	*session_create(struct server *, const char *principal,
 		    char *err, size_t errlen);
 /* NULL when unknown, expired or another principal's: the same answer. */
