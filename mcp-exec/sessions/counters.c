@@ -33,6 +33,7 @@ static const struct {
 	{ SESSION_EVICTED_TOTAL,			COUNT_EVICTED },
 	{ "killed after the call could not be stopped",	COUNT_LOST },
 	{ "the session's Python process ended",		COUNT_LOST },
+	{ SESSION_OOM_REASON,				COUNT_LOST },
 	{ "mcp-exec stopped",				COUNT_STOPPED },
 	{ "the client went away",			COUNT_STOPPED },
 	/* Made for a call that failed before its code ran. */

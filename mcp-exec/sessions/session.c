@@ -58,6 +58,7 @@ struct call {
 	int			 exit_code;
 	int			 timed_out, cancelled, killed;
 	int			 interrupt_when_sent;	/* cancelled while sending */
+	int			 driver_died;	/* its control socket closed */
 	const char		*kill_reason;	/* why the session ends */
 };
 
@@ -463,8 +464,9 @@ call_finish(struct call *c)
 	struct call_result	 r;
 	json_t			*changed = NULL, *skipped = NULL;
 	size_t			 olen, elen;
-	int			 killed;
-	const char		*why;
+	int			 killed, oom;
+	const char		*why = NULL, *end;
+	struct sandbox_exit	 ex;
 
 	/* Half an exec frame would be read as the start of the next: a
 	 * session that cannot take its frame whole cannot be used again. */
@@ -477,8 +479,37 @@ call_finish(struct call *c)
 	event_del(s->ctl_wev);
 	frame_out_free(&s->ctl_out);
 	killed = c->killed;
-	why = c->kill_reason != NULL ? c->kill_reason :
-	    "killed after the call could not be stopped";
+	/* The kernel counts its kills before the process is gone, so a
+	 * driver that died of it shows here (a child's death, too). */
+	oom = s->sb.cg != NULL && cgroup_oom_kills(s->sb.cg) > s->oom_counted;
+	memset(&ex, 0, sizeof(ex));
+	ex.exit_code = -1;
+	if (killed && c->driver_died && !oom && sandbox_await_exit(&s->sb,
+	    CALL_CRASH_WAIT_MS) == 1)
+		(void)sandbox_wait(&s->sb, &ex);
+	/* Each way of ending has its own word: the audit's, the client's. */
+	if (oom) {
+		end = "oom";
+		why = SESSION_OOM_REASON;
+	} else if (c->timed_out) {
+		end = "timeout";
+		why = "killed after the call could not be stopped";
+	} else if (c->cancelled) {
+		end = "cancelled";
+		why = "killed after the call could not be stopped";
+	} else if (killed && c->kill_reason != NULL) {
+		end = "driver_failed";
+		why = c->kill_reason;
+	} else if (killed && c->driver_died) {
+		end = "crash";
+		why = "the session's Python process ended";
+	} else if (killed) {
+		end = "driver_failed";
+		why = "killed after the call could not be stopped";
+	} else
+		end = "exited";
+	if (c->kill_reason != NULL && !oom)
+		why = c->kill_reason;
 
 	memset(&r, 0, sizeof(r));
 	r.session_id = s->id;
@@ -491,6 +522,11 @@ call_finish(struct call *c)
 	r.timed_out = c->timed_out;
 	r.cancelled = c->cancelled;
 	r.session_gone = killed;
+	r.oom_killed = oom;
+	r.memory_limit = s->limits.memory;
+	r.end = end;
+	r.crash_status = ex.exit_code;
+	r.why = killed ? why : NULL;
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
 	count_oom(s);
@@ -691,7 +727,7 @@ ctl_cb(evutil_socket_t fd, short ev, void *arg)
 	if (n <= 0) {
 		/* The driver is gone (killed, exited, OOM): so is the state. */
 		if (s->call != NULL) {
-			s->call->killed = 1;
+			s->call->killed = s->call->driver_died = 1;
 			call_finish(s->call);
 		} else
 			session_close(s, "the session's Python process ended");
@@ -702,8 +738,11 @@ ctl_cb(evutil_socket_t fd, short ev, void *arg)
 		if (frame_header(s->ctl_buf, DRIVER_MSG_MAX, &len) == -1) {
 			/* Nonsense from the driver: treat as a dead session. */
 			s->ctl_len = 0;
-			if (s->call != NULL)
+			if (s->call != NULL) {
 				s->call->killed = 1;
+				s->call->kill_reason = "the session's Python "
+				    "driver sent a malformed message";
+			}
 			sandbox_kill(&s->sb);
 			return;
 		}

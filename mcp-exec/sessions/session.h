@@ -23,6 +23,9 @@
 #define CALL_DRAIN_MS		500	/* reading after the code is done */
 #define DRIVER_READY_MS		10000	/* the driver's first words */
 #define DRIVER_MSG_MAX		4096	/* a message from the driver */
+#define CALL_CRASH_WAIT_MS	500	/* for a dead driver's exit status */
+/* The reason a session ends with when its memory limit killed the code. */
+#define SESSION_OOM_REASON	"the code ran out of memory"
 
 /* Why session_create closed an idle session (session_evicted's reason). */
 #define SESSION_EVICTED_PRINCIPAL \
@@ -41,6 +44,16 @@ struct call_result {
 	int		 timed_out;
 	int		 cancelled;
 	int		 session_gone;	/* the sandbox had to be killed */
+	int		 oom_killed;	/* the memory limit struck this call */
+	uint64_t	 memory_limit;	/* bytes: the sandbox's */
+	/*
+	 * Why the call ended, one word for the audit and the client:
+	 * "exited", "timeout", "cancelled", "oom", "crash" (the interpreter
+	 * died on its own; crash_status says how) or "driver_failed".
+	 */
+	const char	*end;
+	int		 crash_status;	/* 128 + signal, or its exit status */
+	const char	*why;		/* session_gone: a sentence on why */
 	uint64_t	 duration_ms;
 	json_t		*artifacts;	/* new or changed this call (borrowed) */
 	json_t		*skipped;	/* borrowed, may be NULL */

@@ -20,7 +20,9 @@ artifact_schema(void)
 static json_t *
 result_schema(void)
 {
-	return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	json_t	*r, *props;
+
+	r = json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
 	    "s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:o}}, "
 	    "s:[s,s,s,s,s,s,s,s]}", "type", "object", "properties",
 	    "session_id", "type", "string", "stdout", "type", "string",
@@ -31,6 +33,21 @@ result_schema(void)
 	    "array", "items", artifact_schema(), "required", "stdout", "stderr",
 	    "exit_code", "truncated", "timed_out", "duration_ms", "artifacts",
 	    "stdout_bytes");
+	/* How the call ended: each way has its own word and sentence. */
+	if ((props = json_object_get(r, "properties")) != NULL) {
+		json_object_set_new(props, "end", json_pack("{s:s, s:[s,s,s,s,"
+		    "s,s]}", "type", "string", "enum", "exited", "timeout",
+		    "cancelled", "oom", "crash", "driver_failed"));
+		json_object_set_new(props, "oom_killed", json_pack("{s:s}",
+		    "type", "boolean"));
+		json_object_set_new(props, "memory_limit_mb", json_pack(
+		    "{s:s}", "type", "integer"));
+		json_object_set_new(props, "session_lost", json_pack("{s:s}",
+		    "type", "boolean"));
+		json_object_set_new(props, "message", json_pack("{s:s}",
+		    "type", "string"));
+	}
+	return r;
 }
 
 static json_t *

@@ -214,6 +214,17 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 	    r->timed_out, "cancelled", r->cancelled, "session_lost",
 	    r->session_gone);
 	if (ev != NULL) {
+		json_object_set_new(ev, "end", json_string(r->end));
+		json_object_set_new(ev, "oom_killed",
+		    json_boolean(r->oom_killed));
+		if (r->oom_killed)
+			json_object_set_new(ev, "memory_limit_mb",
+			    json_integer((json_int_t)(r->memory_limit >> 20)));
+		if (r->crash_status >= 0 && strcmp(r->end, "crash") == 0)
+			json_object_set_new(ev, "crash_status",
+			    json_integer(r->crash_status));
+		if (r->why != NULL)
+			json_object_set_new(ev, "reason", json_string(r->why));
 		json_object_set_new(ev, "tool", json_string(pc->tool));
 		if (pc->argv != NULL)
 			json_object_set(ev, "argv", pc->argv);
@@ -263,13 +274,58 @@ close_later(struct pycall *pc, const char *sid)
 		free(d);
 }
 
+/*
+ * What ended the call, in a sentence for the model (NULL: it just exited).
+ * Each end has its own: a model told "killed" after an OOM retries the
+ * same code.
+ */
+static void
+end_message(const struct pycall *pc, const struct call_result *r,
+    char *buf, size_t len)
+{
+	const char	*gone = " The session's variables and files are gone: "
+			    "start a new session (omit session_id).";
+	unsigned long long mib = (unsigned long long)(r->memory_limit >> 20);
+
+	buf[0] = '\0';
+	if (strcmp(r->end, "oom") == 0)
+		snprintf(buf, len, "The code ran out of memory: the sandbox's "
+		    "memory limit is %llu MiB and the kernel killed %s.%s Use "
+		    "less memory (smaller data, chunks, del large objects).",
+		    mib, r->session_gone ? "the Python interpreter" :
+		    "a process of the code", r->session_gone ? gone : "");
+	else if (strcmp(r->end, "timeout") == 0)
+		snprintf(buf, len, r->session_gone ? "The code ran past its "
+		    "timeout of %u ms and did not stop when interrupted, so "
+		    "its sandbox was killed.%s" : "The code ran past its "
+		    "timeout of %u ms and was interrupted (KeyboardInterrupt);"
+		    " the session is still usable.%s", pc->timeout_ms,
+		    r->session_gone ? gone : "");
+	else if (strcmp(r->end, "cancelled") == 0)
+		snprintf(buf, len, "The call was cancelled%s%s",
+		    r->session_gone ? " and the code did not stop when "
+		    "interrupted, so its sandbox was killed." : ".",
+		    r->session_gone ? gone : "");
+	else if (strcmp(r->end, "crash") == 0 && r->crash_status > 128)
+		snprintf(buf, len, "The Python interpreter crashed (killed by "
+		    "signal %d).%s", r->crash_status - 128, gone);
+	else if (strcmp(r->end, "crash") == 0 && r->crash_status >= 0)
+		snprintf(buf, len, "The Python interpreter exited with status "
+		    "%d in the middle of the call.%s", r->crash_status, gone);
+	else if (strcmp(r->end, "crash") == 0)
+		snprintf(buf, len, "The Python interpreter crashed.%s", gone);
+	else if (r->session_gone)
+		snprintf(buf, len, "The sandbox had to be killed (%s).%s",
+		    r->why != NULL ? r->why : "unknown", gone);
+}
+
 static void
 py_done(void *arg, const struct call_result *res)
 {
 	struct pycall		*pc = arg;
 	struct call_result	 r = *res;
 	json_t			*sc, *content, *none = NULL;
-	char			*text;
+	char			*text, msg[ERR_MAX];
 
 	counters_call_done(&pc->srv->counters, pc->tool, r.cancelled ||
 	    pc->rq->cancelled ? COUNT_CANCELLED : r.timed_out ?
@@ -295,21 +351,32 @@ py_done(void *arg, const struct call_result *res)
 	    "timed_out", r.timed_out, "duration_ms", (json_int_t)r.duration_ms,
 	    "stdout_bytes", (json_int_t)r.stdout_bytes, "stderr_bytes",
 	    (json_int_t)r.stderr_bytes, "artifacts", r.artifacts);
+	end_message(pc, &r, msg, sizeof(msg));
+	if (sc != NULL) {
+		json_object_set_new(sc, "end", json_string(r.end));
+		json_object_set_new(sc, "oom_killed",
+		    json_boolean(r.oom_killed));
+		json_object_set_new(sc, "session_lost",
+		    json_boolean(r.session_gone && !pc->oneshot));
+		if (r.oom_killed)
+			json_object_set_new(sc, "memory_limit_mb", json_integer(
+			    (json_int_t)(r.memory_limit >> 20)));
+		if (msg[0] != '\0')
+			json_object_set_new(sc, "message", json_string(msg));
+	}
 	if (pc->oneshot)
 		json_object_del(sc, "session_id");
 	text = json_dumps(sc, JSON_COMPACT);
 	content = json_pack("[{s:s, s:s}]", "type", "text", "text", text);
 	free(text);
-	if (r.session_gone && !pc->oneshot)
+	if (msg[0] != '\0')
 		json_array_append_new(content, json_pack("{s:s, s:s}", "type",
-		    "text", "text", "The code did not stop when interrupted, "
-		    "so its sandbox was killed: the session's variables and "
-		    "files are gone. Start a new session."));
-	else
+		    "text", "text", msg));
+	if (!r.session_gone)
 		content = inline_images(pc, r.session_id, content, r.artifacts);
 	tool_result(pc->rq, json_pack("{s:o, s:o, s:b}", "content", content,
 	    "structuredContent", sc, "isError", r.exit_code != 0 ||
-	    r.timed_out));
+	    r.timed_out || r.oom_killed));
 out:
 	json_decref(none);
 	pycall_free(pc);

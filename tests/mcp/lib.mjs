@@ -15,6 +15,8 @@ export const env = {
   stateNoAudit: process.env.MCP_STATE_NOAUDIT,
   // The server's stderr: run.sh looks there for sanitizer reports.
   stderr: process.env.MCP_STDERR,
+  // stockade-auditd's log directory (records as JSON lines).
+  auditLog: process.env.MCP_AUDIT_LOG,
 };
 
 export async function connectStdio(rules = env.rules, state = env.state) {

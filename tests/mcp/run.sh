@@ -83,7 +83,7 @@ export MCP_EXEC="$B/mcp-exec" MCP_RULES="$T/rules" MCP_STATE="$T/state" \
     MCP_INPUTS="$T/inputs" MCP_STDERR="$T/mcp-exec.err" \
     MCP_RULES_NOAUDIT="$T/rules-noaudit" MCP_STATE_NOAUDIT="$T/state-noaudit" \
     MCP_HTTP_URL="$mx_url" MCP_TOKEN_A="$TOKEN_A" \
-    MCP_TOKEN_B="$TOKEN_B"
+    MCP_TOKEN_B="$TOKEN_B" MCP_AUDIT_LOG="$T/log"
 cd "$HERE"
 if [ $# -gt 0 ]; then
 	node --test --test-concurrency=1 --test-reporter=spec "$@"
