@@ -32,6 +32,8 @@
 struct command {
 	char		 name[COMMAND_NAME_MAX + 1];
 	char		 path[PATH_MAX];
+	char		 desc[COMMAND_DESC_MAX + 1];
+	char		 pattern[COMMAND_PATTERN_MAX + 1];	/* as written */
 	unsigned	 max_args;
 	pcre2_code	*arg_re;	/* NULL: any argument */
 };
@@ -70,7 +72,12 @@ load_command(struct conf_ctx *ctx, const char *name, const json_t *o,
 	if (conf_expect_object(ctx, o, name) == -1)
 		return;
 	conf_check_keys(ctx, o, keys);
-	(void)conf_get_string(ctx, o, "description", &s);
+	if (conf_get_string(ctx, o, "description", &s) == 1 &&
+	    (strchr(s, '\n') != NULL || xsnprintf(c->desc, sizeof(c->desc),
+	    "%s", s) == -1))
+		conf_error(ctx, json_object_get(o, "description"), "%s: "
+		    "description: one line of at most %d bytes", name,
+		    COMMAND_DESC_MAX);
 	if (conf_get_string(ctx, o, "path", &s) != 1 || s[0] != '/' ||
 	    xsnprintf(c->path, sizeof(c->path), "%s", s) == -1)
 		conf_error(ctx, json_object_get(o, "path") ?
@@ -79,6 +86,10 @@ load_command(struct conf_ctx *ctx, const char *name, const json_t *o,
 	if (conf_get_int(ctx, o, "max_args", 0, COMMAND_ARGS_MAX, &i) == 1)
 		c->max_args = (unsigned)i;
 	if (conf_get_string(ctx, o, "arg_pattern", &s) == 1 &&
+	    xsnprintf(c->pattern, sizeof(c->pattern), "%s", s) == -1)
+		conf_error(ctx, json_object_get(o, "arg_pattern"), "%s: "
+		    "arg_pattern: at most %d bytes", name, COMMAND_PATTERN_MAX);
+	else if (c->pattern[0] != '\0' &&
 	    (c->arg_re = pcre2_compile((PCRE2_SPTR)s, PCRE2_ZERO_TERMINATED,
 	    ARG_COMPILE_OPTS, &rc, &off, NULL)) == NULL) {
 		pcre2_get_error_message(rc, msg, sizeof(msg));
@@ -167,6 +178,24 @@ commands_count(const struct commands *cs)
 	return cs->n;
 }
 
+json_t *
+commands_describe(const struct commands *cs)
+{
+	json_t	*list = json_array(), *o;
+	size_t	 i;
+
+	for (i = 0; i < cs->n; i++) {
+		o = json_pack("{s:s, s:s, s:i}", "name", cs->cmd[i].name,
+		    "description", cs->cmd[i].desc, "max_args",
+		    (int)cs->cmd[i].max_args);
+		if (o != NULL && cs->cmd[i].arg_re != NULL)
+			json_object_set_new(o, "arg_pattern",
+			    json_string(cs->cmd[i].pattern));
+		json_array_append_new(list, o);
+	}
+	return list;
+}
+
 static int
 arg_matches(const struct command *c, const char *arg, size_t len)
 {
@@ -205,15 +234,22 @@ commands_check(const struct commands *cs, const char *name,
 		return NULL;
 	}
 	if (json_array_size(args) > c->max_args) {
-		snprintf(err, errlen, "%s takes at most %u arguments", c->name,
-		    c->max_args);
+		snprintf(err, errlen, "%s takes at most %u arguments, not %zu",
+		    c->name, c->max_args, json_array_size(args));
 		return NULL;
 	}
 	json_array_foreach(args, i, a) {
 		if (json_string_length(a) > COMMAND_ARG_LEN_MAX ||
 		    !arg_matches(c, json_string_value(a), json_string_length(a))) {
-			snprintf(err, errlen, "%s: argument %zu does not match "
-			    "the command's arg_pattern", c->name, i);
+			/* Say what would pass: the agent can only guess
+			 * otherwise, and the rule is no secret from it. */
+			snprintf(err, errlen, "%s: argument %zu ('%.64s%s') is "
+			    "not allowed: each argument must match the "
+			    "command's arg_pattern %s as a "
+			    "whole%s%s%s", c->name, i, json_string_value(a),
+			    json_string_length(a) > 64 ? "..." : "",
+			    c->pattern, c->desc[0] ? " (" : "", c->desc,
+			    c->desc[0] ? ")" : "");
 			return NULL;
 		}
 	}

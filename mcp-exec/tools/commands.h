@@ -16,6 +16,8 @@
 #define COMMAND_NAME_MAX	32
 #define COMMAND_ARGS_MAX	64	/* the most any rule may allow */
 #define COMMAND_ARG_LEN_MAX	4096
+#define COMMAND_DESC_MAX	200	/* one line: it goes in tools/list */
+#define COMMAND_PATTERN_MAX	1024	/* quoted back when an argument fails */
 
 struct commands;
 
@@ -26,8 +28,13 @@ void		 commands_free(struct commands *);
 json_t		*commands_names(const struct commands *);
 size_t		 commands_count(const struct commands *);
 /*
+ * Each command as the agent should see it (new reference):
+ * [{name, description, max_args, arg_pattern?}].
+ */
+json_t		*commands_describe(const struct commands *);
+/*
  * Checks args for the named command.  Returns the absolute path (borrowed)
- * or NULL with err naming the argument and the rule it breaks.
+ * or NULL with err naming the argument and what the rule allows.
  */
 const char	*commands_check(const struct commands *, const char *name,
 		    const json_t *args, char *err, size_t errlen);

@@ -3,9 +3,29 @@
  * annotations.  tools.c checks each call's arguments itself; keep the
  * two in step when a tool changes.
  */
+#include <stdio.h>
+
 #include "commands.h"
 #include "sessions/server.h"
 #include "tools.h"
+
+#define TOOL_DESC_MAX	4096	/* one tool's description */
+
+/* What the sandbox's network is, as the profile says: never more. */
+static const char *
+network_phrase(const struct profile *p)
+{
+	static char	 buf[PROFILE_NAME_MAX + 128];
+
+	if (p->netguard) {
+		snprintf(buf, sizeof(buf), "with network access limited by "
+		    "the egress policy '%s' (only what it allows is "
+		    "reachable)", p->network);
+		return buf;
+	}
+	return p->net == NET_LOOPBACK ? "with loopback only (nothing "
+	    "outside the sandbox is reachable)" : "with no network";
+}
 
 static json_t *
 artifact_schema(void)
@@ -99,21 +119,60 @@ close_session_tool(void)
 	    "additionalProperties", 0, "annotations", annotations(1, 1));
 }
 
+/*
+ * The description lists each command with its purpose from commands.yaml:
+ * an agent that sees only the enum of names has to guess what they do.
+ */
+static void
+command_lines(struct server *srv, char *buf, size_t len)
+{
+	json_t	*list = commands_describe(srv->commands), *c;
+	size_t	 i, off = 0;
+	int	 n;
+
+	buf[0] = '\0';
+	json_array_foreach(list, i, c) {
+		n = snprintf(buf + off, len - off, " %s: %s (at most %d "
+		    "arguments%s%s).", json_string_value(json_object_get(c,
+		    "name")), json_string_value(json_object_get(c,
+		    "description"))[0] ? json_string_value(json_object_get(c,
+		    "description")) : "no description", (int)json_integer_value(
+		    json_object_get(c, "max_args")), json_object_get(c,
+		    "arg_pattern") ? ", each matching " : "",
+		    json_object_get(c, "arg_pattern") ? json_string_value(
+		    json_object_get(c, "arg_pattern")) : "");
+		if (n < 0 || (size_t)n >= len - off) {
+			buf[off] = '\0';	/* whole lines only */
+			break;
+		}
+		off += (size_t)n;
+	}
+	json_decref(list);
+}
+
 static json_t *
 run_command_tool(struct server *srv)
 {
+	char	 desc[TOOL_DESC_MAX], cmds[TOOL_DESC_MAX - 512];
+
+	command_lines(srv, cmds, sizeof(cmds));
+	snprintf(desc, sizeof(desc), "Runs one command from the operator's "
+	    "allowlist, without a shell, %s. With session_id it runs in that "
+	    "session's sandbox and sees its /workspace (files written there "
+	    "by execute_python); without, in a fresh sandbox of its own. "
+	    "Commands:%s", network_phrase(&srv->profile), cmds);
 	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
-	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}}, "
-	    "s:[s], s:b}, s:o, s:o}",
+	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}, "
+	    "s:{s:s, s:s}}, s:[s], s:b}, s:o, s:o}",
 	    "name", "run_command", "title", "Run an allowlisted command",
-	    "description", "Runs one command from the operator's allowlist, "
-	    "without a shell, in a fresh sandbox with no network. Arguments "
-	    "must match the command's rules.",
+	    "description", desc,
 	    "inputSchema", "type", "object", "properties", "command", "type",
 	    "string", "enum", commands_names(srv->commands), "args", "type",
 	    "array", "items", "type", "string", "maxItems", COMMAND_ARGS_MAX,
 	    "files", "type", "array", "items", "type", "string", "maxItems",
 	    TOOL_FILES_MAX, "timeout_ms", "type", "integer", "minimum", 1,
+	    "session_id", "type", "string", "description", "a session (from "
+	    "execute_python) to run in, seeing its /workspace",
 	    "required", "command", "additionalProperties", 0,
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
 }

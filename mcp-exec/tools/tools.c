@@ -19,7 +19,7 @@
 #include "utf8.h"
 #include "util.h"
 
-#define ERR_MAX		512
+#define ERR_MAX		2048	/* quotes a command's arg_pattern */
 
 /* One execute_python call on its way. */
 struct pycall {
@@ -684,10 +684,10 @@ launcher(const char *path, const json_t *args)
 		return NULL;
 	n = strlen(list) + 256;
 	code = xmalloc(n);
-	snprintf(code, n, "import subprocess, sys\n"
-	    "r = subprocess.run(%s, stdin=subprocess.DEVNULL)\n"
-	    "sys.exit(128 - r.returncode if r.returncode < 0 else "
-	    "r.returncode)\n", list);
+	/* One expression: in a session it binds no names among the user's. */
+	snprintf(code, n, "raise SystemExit((lambda rc: 128 - rc if rc < 0 "
+	    "else rc)(__import__('subprocess').run(%s, stdin=__import__("
+	    "'subprocess').DEVNULL).returncode))\n", list);
 	free(list);
 	return code;
 }
@@ -697,14 +697,15 @@ run_command(struct tool_req *rq, const json_t *args,
     const json_t *token)
 {
 	static const char *const allowed[] = { "command", "args", "files",
-	    "timeout_ms", NULL };
+	    "timeout_ms", "session_id", NULL };
 	struct server	*srv = rq->srv;
-	struct session	*s;
+	struct session	*s = NULL;
+	const struct profile *prof = &srv->profile;
 	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
-	const char	*name, *path;
+	const char	*name, *path, *sid;
 	char		 err[ERR_MAX], fname[256], *code;
 	json_t		*empty = NULL;
-	unsigned	 timeout = srv->profile.timeout_default_ms;
+	unsigned	 timeout;
 	size_t		 i;
 
 	if (check_args(rq, args, allowed) == -1)
@@ -736,17 +737,39 @@ run_command(struct tool_req *rq, const json_t *args,
 		    "of at most %d paths", TOOL_FILES_MAX);
 		goto out;
 	}
-	if ((v = json_object_get(args, "timeout_ms")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 1) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.timeout_ms:"
-			    " a positive integer");
+	if ((v = json_object_get(args, "session_id")) != NULL &&
+	    !json_is_string(v)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
+		    "string");
+		goto out;
+	}
+	if ((v = json_object_get(args, "timeout_ms")) != NULL &&
+	    (!json_is_integer(v) || json_integer_value(v) < 1)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.timeout_ms: a "
+		    "positive integer");
+		goto out;
+	}
+	/* In a session: its sandbox, its /workspace, its profile.  The same
+	 * answer for unknown, expired and someone else's, as for Python. */
+	if ((sid = json_string_value(json_object_get(args, "session_id"))) !=
+	    NULL) {
+		if ((s = session_find(srv, sid, rq->principal)) == NULL ||
+		    session_busy(s)) {
+			counters_call(&srv->counters, "run_command",
+			    COUNT_ERROR);
+			tool_error(rq, "%s", s == NULL ? "session not found" :
+			    "the session is running another call");
 			goto out;
 		}
-		if (json_integer_value(v) > srv->profile.timeout_max_ms) {
+		prof = session_profile(s);
+	}
+	timeout = prof->timeout_default_ms;
+	if (v != NULL) {
+		if (json_integer_value(v) > prof->timeout_max_ms) {
 			counters_call(&srv->counters, "run_command",
 			    COUNT_ERROR);
 			tool_error(rq, "timeout_ms is above this profile's "
-			    "maximum of %u", srv->profile.timeout_max_ms);
+			    "maximum of %u", prof->timeout_max_ms);
 			goto out;
 		}
 		timeout = (unsigned)json_integer_value(v);
@@ -757,7 +780,9 @@ run_command(struct tool_req *rq, const json_t *args,
 		tool_error(rq, "refused: %s", err);
 		goto out;
 	}
-	if ((s = session_create(srv, rq->principal, err, sizeof(err))) == NULL) {
+	/* Without a session, a sandbox of its own that goes afterwards. */
+	if (sid == NULL && (s = session_create(srv, rq->principal, err,
+	    sizeof(err))) == NULL) {
 		refuse(srv, rq->principal, "run_command", err, NULL);
 		tool_error(rq, "%s", err);
 		goto out;
@@ -769,19 +794,21 @@ run_command(struct tool_req *rq, const json_t *args,
 			    COUNT_ERROR);
 			tool_error(rq, "%s", json_is_string(v) ? err :
 			    "files: strings only");
-			session_close(s, "not run");
+			if (sid == NULL)
+				session_close(s, "not run");
 			goto out;
 		}
 	}
 	if ((code = launcher(path, cargs)) == NULL) {
 		counters_call(&srv->counters, "run_command", COUNT_ERROR);
 		tool_fault(rq, TOOL_INTERNAL, "internal error");
-		session_close(s, "not run");
+		if (sid == NULL)
+			session_close(s, "not run");
 		goto out;
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,
 	    "run_command", json_pack("{s:s, s:O}", "command", name, "args",
-	    cargs), 1, 1);
+	    cargs), sid == NULL, sid == NULL);
 	free(code);
 out:
 	json_decref(empty);
