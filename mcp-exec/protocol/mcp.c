@@ -23,11 +23,7 @@ static const char *const level_names[] = {
 	"emergency", NULL
 };
 
-#define INSTRUCTIONS \
-	"Runs Python (with numpy, pandas and matplotlib) and allowlisted " \
-	"commands in sandboxes without network access. execute_python keeps " \
-	"variables and files in /workspace across calls that pass the same " \
-	"session_id; files written to /workspace come back as artifacts."
+#define INSTRUCTIONS_MAX	4096
 
 struct method {
 	const char	*name;
@@ -242,6 +238,7 @@ static void
 m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
 {
 	const char	*want;
+	char		 instructions[INSTRUCTIONS_MAX];
 	size_t		 i;
 
 	if ((want = json_string_value(json_object_get(params,
@@ -261,12 +258,14 @@ m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
 		if (strcmp(want, protocols[i]) == 0)
 			snprintf(c->protocol, sizeof(c->protocol), "%s", want);
 	c->initialized = 1;
+	/* What this server's profile is, not what a default one would be. */
+	tools_instructions(c->srv, instructions, sizeof(instructions));
 	mcp_respond(c, id, json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}, s:{}}, "
 	    "s:{s:s, s:s, s:s}, s:s}", "protocolVersion", c->protocol,
 	    "capabilities", "tools", "listChanged", 0, "resources",
 	    "subscribe", 0, "listChanged", 0, "logging",
 	    "serverInfo", "name", SERVER_NAME, "title", "Stockade sandbox",
-	    "version", STOCKADE_VERSION, "instructions", INSTRUCTIONS));
+	    "version", STOCKADE_VERSION, "instructions", instructions));
 }
 
 static void

@@ -565,6 +565,95 @@ profile_copy(struct profile *dst, const struct profile *src)
 		dst->inputs.roots[i] = dst->input_roots[i];
 }
 
+/* Appends s to buf (len bytes); 0 once it is full, keeping whole words. */
+static int
+reach_add(char *buf, size_t len, const char *s)
+{
+	size_t	 off = strlen(buf);
+
+	if (off + strlen(s) + 4 >= len) {
+		if (off + 4 < len)
+			snprintf(buf + off, len - off, "...");
+		return 0;
+	}
+	snprintf(buf + off, len - off, "%s", s);
+	return 1;
+}
+
+/*
+ * What a netguard policy lets the sandbox reach, for the agent to read.
+ * netguard validates the file and enforces it; this only summarises its
+ * level and allow list, and says so when it cannot read them.
+ */
+static void
+network_reach(const char *rules_dir, struct profile *p)
+{
+	struct conf_doc	*doc;
+	const json_t	*root, *e, *v;
+	const char	*level;
+	char		 path[PATH_MAX], err[CONF_ERROR_LEN];
+	size_t		 i, j;
+	int		 room = 1;
+
+	if (!p->netguard) {
+		snprintf(p->reach, sizeof(p->reach), "%s", p->net ==
+		    NET_LOOPBACK ? "loopback only: servers the code starts on "
+		    "127.0.0.1; nothing outside the sandbox" : "no network");
+		return;
+	}
+	snprintf(p->reach, sizeof(p->reach), "the egress policy '%s', "
+	    "enforced by netguard", p->network);
+	if (xsnprintf(path, sizeof(path), "%s/network/%s.yaml", rules_dir,
+	    p->network) == -1 || (doc = conf_doc_load_file(path, err,
+	    sizeof(err))) == NULL)
+		return;
+	root = conf_doc_root(doc);
+	level = json_string_value(json_object_get(root, "level"));
+	if (level != NULL && strcmp(level, "L3") == 0)
+		snprintf(p->reach, sizeof(p->reach), "L3 (egress policy '%s'): "
+		    "the public internet; private, link-local and cloud "
+		    "metadata addresses are blocked", p->network);
+	else if (level != NULL && strcmp(level, "L2") == 0) {
+		snprintf(p->reach, sizeof(p->reach), "L2 (egress policy '%s'): "
+		    "only", p->network);
+		json_array_foreach(json_object_get(root, "allow"), i, e) {
+			room = room && reach_add(p->reach, sizeof(p->reach),
+			    i > 0 ? ";" : "");
+			json_array_foreach(json_object_get(e, "names"), j, v)
+				room = room && json_is_string(v) && reach_add(
+				    p->reach, sizeof(p->reach), " ") &&
+				    reach_add(p->reach, sizeof(p->reach),
+				    json_string_value(v));
+			json_array_foreach(json_object_get(e, "cidrs"), j, v)
+				room = room && json_is_string(v) && reach_add(
+				    p->reach, sizeof(p->reach), " ") &&
+				    reach_add(p->reach, sizeof(p->reach),
+				    json_string_value(v));
+			if (json_array_size(json_object_get(e, "ports")) > 0) {
+				room = room && reach_add(p->reach,
+				    sizeof(p->reach), " (ports");
+				json_array_foreach(json_object_get(e, "ports"),
+				    j, v) {
+					snprintf(err, sizeof(err), " %lld",
+					    (long long)json_integer_value(v));
+					room = room && reach_add(p->reach,
+					    sizeof(p->reach), err);
+				}
+				room = room && reach_add(p->reach,
+				    sizeof(p->reach), ")");
+			}
+		}
+		(void)(room && reach_add(p->reach, sizeof(p->reach), ", by "
+		    "name through netguard's resolver"));
+	} else if (level != NULL && strcmp(level, "L1") == 0)
+		snprintf(p->reach, sizeof(p->reach), "loopback only (egress "
+		    "policy '%s')", p->network);
+	else if (level != NULL && strcmp(level, "L0") == 0)
+		snprintf(p->reach, sizeof(p->reach), "no network (egress "
+		    "policy '%s')", p->network);
+	conf_doc_free(doc);
+}
+
 int
 profile_load(const char *rules_dir, const char *name, struct profile *p)
 {
@@ -583,5 +672,6 @@ profile_load(const char *rules_dir, const char *name, struct profile *p)
 		return -1;
 	conf_ctx_init(&ctx, doc);
 	profile_doc(&ctx, conf_doc_root(doc), p);
+	network_reach(rules_dir, p);
 	return finish(&ctx, doc);
 }

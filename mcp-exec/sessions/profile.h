@@ -15,6 +15,7 @@
 #include "sandbox/stage.h"
 
 #define PROFILE_NAME_MAX	64
+#define PROFILE_REACH_MAX	512
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
 #define PRINCIPAL_MAX		256
@@ -78,6 +79,9 @@ struct profile {
 	enum net_level		net;
 	char			network[PROFILE_NAME_MAX];
 	int			netguard;	/* network is netguard's policy */
+	/* What the sandbox can reach, in words, for the tool descriptions:
+	 * from the netguard policy's level and allow list. */
+	char			reach[PROFILE_REACH_MAX];
 	char			hostname[PROFILE_NAME_MAX];
 	int			landlock_required;
 	/* The trust store (tls:); tls_on when any of it is bound. */

@@ -10,21 +10,64 @@
 #include "tools.h"
 
 #define TOOL_DESC_MAX	4096	/* one tool's description */
+#define TOOL_FACTS_MAX	2048	/* the profile or command list in it */
 
 /* What the sandbox's network is, as the profile says: never more. */
 static const char *
 network_phrase(const struct profile *p)
 {
-	static char	 buf[PROFILE_NAME_MAX + 128];
+	static char	 buf[PROFILE_REACH_MAX + 32];
 
-	if (p->netguard) {
-		snprintf(buf, sizeof(buf), "with network access limited by "
-		    "the egress policy '%s' (only what it allows is "
-		    "reachable)", p->network);
-		return buf;
-	}
-	return p->net == NET_LOOPBACK ? "with loopback only (nothing "
-	    "outside the sandbox is reachable)" : "with no network";
+	snprintf(buf, sizeof(buf), "with network: %s", p->reach);
+	return buf;
+}
+
+/*
+ * The profile as an agent needs to know it: limits, inputs, what comes
+ * back.  From the loaded profile, so a reload changes the words too.
+ */
+static void
+profile_facts(const struct profile *p, char *buf, size_t len)
+{
+	char	 types[128] = "", roots[512] = "";
+	size_t	 i, off = 0;
+	int	 n;
+
+	for (i = 0; i < ART_NTYPES; i++)
+		if (p->artifacts.types & (1u << i) && (n = snprintf(types + off,
+		    sizeof(types) - off, "%s%s", off ? ", " : "",
+		    artifact_type_name((enum artifact_type)i))) > 0 &&
+		    (size_t)n < sizeof(types) - off)
+			off += (size_t)n;
+	for (i = 0, off = 0; i < p->inputs.nroots; i++)
+		if ((n = snprintf(roots + off, sizeof(roots) - off, "%s%s",
+		    off ? ", " : "", p->inputs.roots[i])) > 0 &&
+		    (size_t)n < sizeof(roots) - off)
+			off += (size_t)n;
+	snprintf(buf, len, "Limits: %llu MiB of memory (past it the code is "
+	    "killed), %.1f CPU, %u processes, timeout %u ms by default and "
+	    "at most %u ms. Input files: %s%s. Files written to /workspace "
+	    "come back as artifacts when their type is one of %s (at most "
+	    "%llu MiB each).",
+	    (unsigned long long)(p->limits.memory >> 20),
+	    p->limits.cpu_millis / 1000.0, p->limits.pids,
+	    p->timeout_default_ms, p->timeout_max_ms, p->inputs.nroots ?
+	    "host paths beneath " : "none from the host (this profile has no "
+	    "input roots)", roots, types[0] ? types : "no type",
+	    (unsigned long long)(p->artifacts.max_file >> 20));
+}
+
+void
+tools_instructions(struct server *srv, char *buf, size_t len)
+{
+	char	 facts[TOOL_FACTS_MAX];
+
+	profile_facts(&srv->profile, facts, sizeof(facts));
+	snprintf(buf, len, "Runs Python (with numpy, pandas and matplotlib)"
+	    "%s in sandboxes %s. execute_python keeps variables and files in "
+	    "/workspace across calls that pass the same session_id. %s",
+	    commands_count(srv->commands) > 0 ? " and allowlisted commands" :
+	    "", network_phrase(&srv->profile), facts);
 }
 
 static json_t *
@@ -83,6 +126,7 @@ execute_python_tool(struct server *srv)
 {
 	const struct profile	*p = &srv->profile;
 	json_t			*props;
+	char			 desc[TOOL_DESC_MAX], facts[TOOL_FACTS_MAX];
 
 	props = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:i, s:i, s:i}, "
 	    "s:{s:s, s:s}, s:{s:s, s:{s:s}, s:i, s:s}}",
@@ -94,14 +138,18 @@ execute_python_tool(struct server *srv)
 	    "session_id", "type", "string", "description", "a session to "
 	    "resume, from an earlier result",
 	    "files", "type", "array", "items", "type", "string", "maxItems",
-	    TOOL_FILES_MAX, "description", "host files (beneath the profile's "
-	    "input roots) to copy to /inputs, read-only");
+	    TOOL_FILES_MAX, "description", p->inputs.nroots ? "host files "
+	    "(beneath the profile's input roots) to copy to /inputs, "
+	    "read-only" : "host files to copy to /inputs: this profile has "
+	    "no input roots, so none can be given");
+	profile_facts(p, facts, sizeof(facts));
+	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
+	    "matplotlib available) in a sandbox %s. Pass the returned "
+	    "session_id to keep variables, imports and /workspace files across "
+	    "calls. %s", network_phrase(p), facts);
 	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
 	    "name", "execute_python", "title", "Run Python in a sandbox",
-	    "description", "Runs Python 3 code (numpy, pandas and matplotlib "
-	    "available) in a sandbox with no network. Pass the returned "
-	    "session_id to keep variables, imports and /workspace files across "
-	    "calls. Files written to /workspace come back as artifacts.",
+	    "description", desc,
 	    "inputSchema", "type", "object", "properties", props, "required",
 	    "code", "additionalProperties", 0,
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
@@ -153,7 +201,7 @@ command_lines(struct server *srv, char *buf, size_t len)
 static json_t *
 run_command_tool(struct server *srv)
 {
-	char	 desc[TOOL_DESC_MAX], cmds[TOOL_DESC_MAX - 512];
+	char	 desc[TOOL_DESC_MAX], cmds[TOOL_FACTS_MAX];
 
 	command_lines(srv, cmds, sizeof(cmds));
 	snprintf(desc, sizeof(desc), "Runs one command from the operator's "

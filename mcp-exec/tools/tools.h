@@ -67,6 +67,8 @@ int	tool_reachable(struct tool_req *);
 
 /* The tool definitions (new reference). */
 json_t	*tools_list(struct server *);
+/* initialize's instructions: the profile, truthfully (into buf). */
+void	 tools_instructions(struct server *, char *buf, size_t len);
 void	 tools_call(struct tool_req *, const json_t *params);
 
 /* resources/list and resources/templates/list (new references). */
