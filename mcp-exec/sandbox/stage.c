@@ -24,6 +24,9 @@
 #define STAGE_NAME_MAX		255	/* NAME_MAX on Linux */
 #define STAGE_LIST_MAX		1024	/* roots listed in a refusal */
 #define STAGE_FILE_MODE		0444	/* read-only to the run */
+/* Written first, then renamed over the name: a replaced input is never
+ * half old, half new.  Names starting with '.' are never staged. */
+#define STAGE_TMP_NAME		".staging"
 
 /* Absolute, and no "//", ".", ".." or trailing '/' to make prefixes lie. */
 static int
@@ -186,14 +189,11 @@ copy_out(int fd, const char *path, int destfd, const char *name,
 	int	 out, rv = -1;
 
 	*copied = 0;
-	if ((out = openat(destfd, name, O_WRONLY | O_CREAT | O_EXCL |
+	(void)unlinkat(destfd, STAGE_TMP_NAME, 0);
+	if ((out = openat(destfd, STAGE_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, STAGE_FILE_MODE)) == -1) {
-		if (errno == EEXIST)
-			snprintf(err, errlen, "%s: two inputs named %s", path,
-			    name);
-		else
-			snprintf(err, errlen, "%s: create %s: %s", path, name,
-			    strerror(errno));
+		snprintf(err, errlen, "%s: create %s: %s", path, name,
+		    strerror(errno));
 		return -1;
 	}
 	buf = xmalloc(STAGE_COPY_CHUNK);
@@ -229,9 +229,114 @@ out:
 		    strerror(errno));
 		rv = -1;
 	}
+	if (rv == 0 && renameat(destfd, STAGE_TMP_NAME, destfd, name) == -1) {
+		snprintf(err, errlen, "%s: rename to %s: %s", path, name,
+		    strerror(errno));
+		rv = -1;
+	}
 	if (rv == -1)
-		(void)unlinkat(destfd, name, 0);
+		(void)unlinkat(destfd, STAGE_TMP_NAME, 0);
 	return rv;
+}
+
+/*
+ * An input staged before under name (in this session) is replaced: its
+ * bytes are given back to the budget.  1 when there was one, 0 when not,
+ * -1 when something else has the name.
+ */
+static int
+staged_before(int destfd, const char *what, const char *name,
+    uint64_t *size, char *err, size_t errlen)
+{
+	struct stat	 sb;
+
+	*size = 0;
+	if (fstatat(destfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s: %s", what, name,
+		    strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: %s is not a staged file", what,
+		    name);
+		return -1;
+	}
+	*size = (uint64_t)sb.st_size;
+	return 1;
+}
+
+/* Room for size bytes (replacing old) under max_files and max_bytes. */
+static int
+stage_room(const struct input_rules *r, const struct stage *st,
+    const char *what, int had, uint64_t old, uint64_t size, char *err,
+    size_t errlen)
+{
+	uint64_t	 others = st->bytes > old ? st->bytes - old : 0;
+
+	if (!had && st->files >= r->max_files) {
+		snprintf(err, errlen, "%s: more than %u input files", what,
+		    r->max_files);
+		return -1;
+	}
+	if (others > r->max_bytes || size > r->max_bytes - others) {
+		snprintf(err, errlen, "%s: inputs would exceed %llu bytes in "
+		    "all (%llu staged, this file has %llu)", what,
+		    (unsigned long long)r->max_bytes,
+		    (unsigned long long)others, (unsigned long long)size);
+		return -1;
+	}
+	return 0;
+}
+
+int
+stage_inline(const struct input_rules *r, struct stage *st, const char *name,
+    const uint8_t *data, size_t len, int destfd, char *err, size_t errlen)
+{
+	uint64_t	 old;
+	int		 had, out, rv = -1;
+
+	if (strchr(name, '/') != NULL) {
+		snprintf(err, errlen, "%s: a file name, not a path", name);
+		return -1;
+	}
+	if (name_check(name, name, STAGE_NAME_MAX + 1, err, errlen) == -1)
+		return -1;
+	if (len > r->inline_max_file) {
+		snprintf(err, errlen, "%s: %zu bytes is more than an inline "
+		    "input may have (inputs.inline_max_file, %llu)", name, len,
+		    (unsigned long long)r->inline_max_file);
+		return -1;
+	}
+	if ((had = staged_before(destfd, name, name, &old, err, errlen)) ==
+	    -1 || stage_room(r, st, name, had, old, len, err, errlen) == -1)
+		return -1;
+	(void)unlinkat(destfd, STAGE_TMP_NAME, 0);
+	if ((out = openat(destfd, STAGE_TMP_NAME, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, STAGE_FILE_MODE)) == -1) {
+		snprintf(err, errlen, "%s: create: %s", name, strerror(errno));
+		return -1;
+	}
+	if (write_all(out, data, len) == -1)
+		snprintf(err, errlen, "%s: write: %s", name, strerror(errno));
+	else if (close(out) == -1) {
+		out = -1;
+		snprintf(err, errlen, "%s: close: %s", name, strerror(errno));
+	} else if (out = -1, renameat(destfd, STAGE_TMP_NAME, destfd,
+	    name) == -1)
+		snprintf(err, errlen, "%s: rename: %s", name, strerror(errno));
+	else
+		rv = 0;
+	if (out != -1)
+		close(out);
+	if (rv == -1) {
+		(void)unlinkat(destfd, STAGE_TMP_NAME, 0);
+		return -1;
+	}
+	st->bytes = st->bytes - old + len;
+	st->files += !had;
+	return 0;
 }
 
 int
@@ -242,8 +347,8 @@ stage_input(const struct input_rules *r, struct stage *st, const char *path,
 	const char	*root = NULL, *rel = NULL, *base, *q;
 	size_t		 i, best = 0, plen = strlen(path);
 	struct stat	 sb;
-	uint64_t	 copied;
-	int		 rootfd = -1, fd = -1, rv = -1;
+	uint64_t	 copied, old, others;
+	int		 rootfd = -1, fd = -1, rv = -1, had;
 
 	if (path[0] != '/') {
 		snprintf(err, errlen, "%s: not an absolute path", path);
@@ -289,7 +394,9 @@ stage_input(const struct input_rules *r, struct stage *st, const char *path,
 	base = strrchr(path, '/') + 1;
 	if (name_check(path, base, namelen, err, errlen) == -1)
 		return -1;
-	if (st->files >= r->max_files) {
+	if ((had = staged_before(destfd, path, base, &old, err, errlen)) == -1)
+		return -1;
+	if (!had && st->files >= r->max_files) {
 		snprintf(err, errlen, "%s: more than %u input files", path,
 		    r->max_files);
 		return -1;
@@ -315,20 +422,16 @@ stage_input(const struct input_rules *r, struct stage *st, const char *path,
 		    file_kind(sb.st_mode));
 		goto out;
 	}
-	if (st->bytes > r->max_bytes ||
-	    (uint64_t)sb.st_size > r->max_bytes - st->bytes) {
-		snprintf(err, errlen, "%s: inputs would exceed %llu bytes in "
-		    "all (%llu staged, this file has %llu)", path,
-		    (unsigned long long)r->max_bytes,
-		    (unsigned long long)st->bytes,
-		    (unsigned long long)sb.st_size);
+	if (stage_room(r, st, path, had, old, (uint64_t)sb.st_size, err,
+	    errlen) == -1)
 		goto out;
-	}
-	if (copy_out(fd, path, destfd, base, r->max_bytes - st->bytes,
+	others = st->bytes > old ? st->bytes - old : 0;
+	if (copy_out(fd, path, destfd, base, r->max_bytes - others,
 	    r->max_bytes, &copied, err, errlen) == -1)
 		goto out;
-	st->bytes += copied;
-	st->files++;
+	/* Replacing an input staged before gives its bytes back. */
+	st->bytes = others + copied;
+	st->files += !had;
 	/* Fits: name_check measured it against namelen. */
 	memcpy(name, base, strlen(base) + 1);
 	rv = 0;

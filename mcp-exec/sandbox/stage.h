@@ -18,6 +18,8 @@ struct input_rules {
 	size_t		 nroots;
 	uint64_t	 max_bytes;	/* all inputs together */
 	unsigned	 max_files;
+	uint64_t	 inline_max_file;	/* one inline input (decoded) */
+	uint64_t	 inline_max_call;	/* a call's inline inputs */
 };
 
 struct stage {
@@ -33,5 +35,13 @@ struct stage {
  */
 int	stage_input(const struct input_rules *, struct stage *, const char *path,
 	    int destfd, char *name, size_t namelen, char *err, size_t errlen);
+/*
+ * Writes len bytes the client sent as /inputs/name: the name is checked as
+ * a base name is above, the size against inline_max_file and max_bytes.
+ * Either way a name staged before is replaced (and its bytes given back).
+ */
+int	stage_inline(const struct input_rules *, struct stage *,
+	    const char *name, const uint8_t *data, size_t len, int destfd,
+	    char *err, size_t errlen);
 
 #endif

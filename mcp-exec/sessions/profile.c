@@ -319,6 +319,9 @@ profile_defaults(struct profile *p)
 	p->stderr_max = 8 * KiB;
 	p->inputs.max_bytes = 64 * MiB;
 	p->inputs.max_files = 16;
+	/* What one message can carry: base64 of 3M fits the 4M default. */
+	p->inputs.inline_max_file = 2 * MiB;
+	p->inputs.inline_max_call = 3 * MiB;
 	for (t = 0; t < ART_NTYPES; t++)
 		p->artifacts.types |= 1u << t;
 	p->artifacts.max_file = 8 * MiB;
@@ -407,7 +410,7 @@ static void
 inputs_section(struct conf_ctx *ctx, const json_t *o, struct profile *p)
 {
 	static const char *const keys[] = { "roots", "max_bytes", "max_files",
-	    NULL };
+	    "inline_max_file", "inline_max_call", NULL };
 	const json_t	*v;
 	json_t		*arr;
 	size_t		 i;
@@ -432,6 +435,12 @@ inputs_section(struct conf_ctx *ctx, const json_t *o, struct profile *p)
 	size_key(ctx, o, "max_bytes", 0, 16 * GiB, &p->inputs.max_bytes);
 	if (conf_get_int(ctx, o, "max_files", 0, 1000, &n) == 1)
 		p->inputs.max_files = (unsigned)n;
+	/* Inline inputs come in the JSON-RPC message: server.max_message_bytes
+	 * bounds them too. */
+	size_key(ctx, o, "inline_max_file", 0, 64 * MiB,
+	    &p->inputs.inline_max_file);
+	size_key(ctx, o, "inline_max_call", 0, 64 * MiB,
+	    &p->inputs.inline_max_call);
 }
 
 /*

@@ -380,6 +380,25 @@ session_stage(struct session *s, const char *path, char *name, size_t namelen,
 	return rv;
 }
 
+int
+session_stage_inline(struct session *s, const char *name,
+    const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+	char	 dir[PATH_MAX];
+	int	 fd, rv;
+
+	/* No input roots needed: the bytes are the client's own. */
+	if (xsnprintf(dir, sizeof(dir), "%s/inputs", s->spec.dir) == -1 ||
+	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "inputs: %s", strerror(errno));
+		return -1;
+	}
+	rv = stage_inline(&s->prof.inputs, &s->staged, name, data, len, fd,
+	    err, errlen);
+	close(fd);
+	return rv;
+}
+
 void
 session_close(struct session *s, const char *reason)
 {

@@ -86,6 +86,9 @@ void		 session_hold(struct session *, int on);
 /* Stages a host file into the session's /inputs. */
 int		 session_stage(struct session *, const char *path, char *name,
 		    size_t namelen, char *err, size_t errlen);
+/* Writes a file the client sent into the session's /inputs. */
+int		 session_stage_inline(struct session *, const char *name,
+		    const uint8_t *data, size_t len, char *err, size_t errlen);
 /* Starts code; hooks->done runs later (never before this returns). */
 struct call	*session_exec(struct session *, const char *code, size_t len,
 		    unsigned timeout_ms, const struct call_hooks *, char *err,

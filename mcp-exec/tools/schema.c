@@ -52,8 +52,9 @@ profile_facts(const struct profile *p, char *buf, size_t len)
 	    (unsigned long long)(p->limits.memory >> 20),
 	    p->limits.cpu_millis / 1000.0, p->limits.pids,
 	    p->timeout_default_ms, p->timeout_max_ms, p->inputs.nroots ?
-	    "host paths beneath " : "none from the host (this profile has no "
-	    "input roots)", roots, types[0] ? types : "no type",
+	    "sent inline in files ({name, content, encoding}), or host paths "
+	    "beneath " : "sent inline in files ({name, content, encoding}); "
+	    "no host paths (this profile has no input roots)", roots, types[0] ? types : "no type",
 	    (unsigned long long)(p->artifacts.max_file >> 20));
 }
 
@@ -113,6 +114,36 @@ result_schema(void)
 	return r;
 }
 
+/*
+ * files[] items: a host path, or a file sent inline.  Set after the pack:
+ * the anyOf is too deep for one format string to stay readable.
+ */
+static void
+files_items(json_t *files, const struct profile *p)
+{
+	json_t	*inl;
+
+	if (files == NULL)
+		return;
+	inl = json_pack("{s:s, s:{s:{s:s, s:i, s:s}, s:{s:s, s:s}, "
+	    "s:{s:s, s:[s,s], s:s}}, s:[s,s], s:b}", "type", "object",
+	    "properties", "name", "type", "string", "maxLength", 255,
+	    "description", "the file's name in /inputs (no '/', not "
+	    "starting with '.'); the same name again replaces it",
+	    "content", "type", "string", "description", "the file's "
+	    "content, as encoding says",
+	    "encoding", "type", "string", "enum", "utf-8", "base64",
+	    "description", "utf-8 (the default) or base64 for binary files",
+	    "required", "name", "content", "additionalProperties", 0);
+	json_object_set_new(files, "items", json_pack("{s:[{s:s, s:s}, o]}",
+	    "anyOf", "type", "string", "description", p->inputs.nroots ?
+	    "a host path beneath the profile's input roots" : "a host path "
+	    "(this profile has no input roots: send files inline instead)",
+	    inl));
+	json_object_set_new(files, "description", json_string("files to "
+	    "stage read-only in /inputs: host paths or inline contents"));
+}
+
 static json_t *
 annotations(int destructive, int idempotent)
 {
@@ -142,6 +173,7 @@ execute_python_tool(struct server *srv)
 	    "(beneath the profile's input roots) to copy to /inputs, "
 	    "read-only" : "host files to copy to /inputs: this profile has "
 	    "no input roots, so none can be given");
+	files_items(json_object_get(props, "files"), p);
 	profile_facts(p, facts, sizeof(facts));
 	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
 	    "matplotlib available) in a sandbox %s. Pass the returned "
@@ -202,6 +234,7 @@ static json_t *
 run_command_tool(struct server *srv)
 {
 	char	 desc[TOOL_DESC_MAX], cmds[TOOL_FACTS_MAX];
+	json_t	*t;
 
 	command_lines(srv, cmds, sizeof(cmds));
 	snprintf(desc, sizeof(desc), "Runs one command from the operator's "
@@ -209,7 +242,7 @@ run_command_tool(struct server *srv)
 	    "session's sandbox and sees its /workspace (files written there "
 	    "by execute_python); without, in a fresh sandbox of its own. "
 	    "Commands:%s", network_phrase(&srv->profile), cmds);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
+	t = json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
 	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}, "
 	    "s:{s:s, s:s}}, s:[s], s:b}, s:o, s:o}",
 	    "name", "run_command", "title", "Run an allowlisted command",
@@ -223,6 +256,9 @@ run_command_tool(struct server *srv)
 	    "execute_python) to run in, seeing its /workspace",
 	    "required", "command", "additionalProperties", 0,
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
+	files_items(json_object_get(json_object_get(json_object_get(t,
+	    "inputSchema"), "properties"), "files"), &srv->profile);
+	return t;
 }
 
 json_t *

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "hash.h"
+#include "inputs.h"
 #include "log.h"
 #include "patterns.h"
 #include "sessions/session.h"
@@ -422,7 +423,6 @@ python_args(struct tool_req *rq, const json_t *args,
 	    "session_id", "files", NULL };
 	const struct server_conf *sc = &rq->srv->conf.server;
 	const json_t	*v;
-	size_t		 i;
 
 	if (check_args(rq, args, allowed) == -1)
 		return -1;
@@ -455,20 +455,7 @@ python_args(struct tool_req *rq, const json_t *args,
 	}
 	*sid = json_string_value(v);
 	*files = json_object_get(args, "files");
-	if (*files != NULL && (!json_is_array(*files) ||
-	    json_array_size(*files) > TOOL_FILES_MAX)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files: an array "
-		    "of at most %d paths", TOOL_FILES_MAX);
-		return -1;
-	}
-	json_array_foreach(*files, i, v) {
-		if (!json_is_string(v)) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files[%zu]:"
-			    " a string", i);
-			return -1;
-		}
-	}
-	return 0;
+	return inputs_check(rq, *files);
 }
 
 /*
@@ -587,9 +574,9 @@ execute_python(struct tool_req *rq, const json_t *args,
 	struct server		*srv = rq->srv;
 	struct session		*s = NULL;
 	const struct profile	*prof;
-	const json_t		*files, *v;
+	const json_t		*files;
 	const char		*code, *sid, *rule = NULL;
-	char			 err[ERR_MAX], name[256];
+	char			 err[ERR_MAX];
 	unsigned		 timeout;
 	size_t			 len, i;
 	json_t			*hits = NULL, *h;
@@ -651,18 +638,14 @@ execute_python(struct tool_req *rq, const json_t *args,
 		json_decref(hits);
 		return;
 	}
-	json_array_foreach(files, i, v) {
-		if (session_stage(s, json_string_value(v), name, sizeof(name),
-		    err, sizeof(err)) == -1) {
-			counters_call(&srv->counters, "execute_python",
-			    COUNT_ERROR);
-			tool_error(rq, "%s", err);
-			json_decref(hits);
-			/* A session made for this call only goes with it. */
-			if (sid == NULL)
-				session_close(s, "not run");
-			return;
-		}
+	if (inputs_stage(s, files, err, sizeof(err)) == -1) {
+		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
+		tool_error(rq, "%s", err);
+		json_decref(hits);
+		/* A session made for this call only goes with it. */
+		if (sid == NULL)
+			session_close(s, "not run");
+		return;
 	}
 	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
 	    NULL, 0, sid == NULL);
@@ -703,7 +686,7 @@ run_command(struct tool_req *rq, const json_t *args,
 	const struct profile *prof = &srv->profile;
 	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
 	const char	*name, *path, *sid;
-	char		 err[ERR_MAX], fname[256], *code;
+	char		 err[ERR_MAX], *code;
 	json_t		*empty = NULL;
 	unsigned	 timeout;
 	size_t		 i;
@@ -731,12 +714,8 @@ run_command(struct tool_req *rq, const json_t *args,
 		}
 	}
 	files = json_object_get(args, "files");
-	if (files != NULL && (!json_is_array(files) ||
-	    json_array_size(files) > TOOL_FILES_MAX)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.files: an array "
-		    "of at most %d paths", TOOL_FILES_MAX);
+	if (inputs_check(rq, files) == -1)
 		goto out;
-	}
 	if ((v = json_object_get(args, "session_id")) != NULL &&
 	    !json_is_string(v)) {
 		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
@@ -787,17 +766,12 @@ run_command(struct tool_req *rq, const json_t *args,
 		tool_error(rq, "%s", err);
 		goto out;
 	}
-	json_array_foreach(files, i, v) {
-		if (!json_is_string(v) || session_stage(s, json_string_value(v),
-		    fname, sizeof(fname), err, sizeof(err)) == -1) {
-			counters_call(&srv->counters, "run_command",
-			    COUNT_ERROR);
-			tool_error(rq, "%s", json_is_string(v) ? err :
-			    "files: strings only");
-			if (sid == NULL)
-				session_close(s, "not run");
-			goto out;
-		}
+	if (inputs_stage(s, files, err, sizeof(err)) == -1) {
+		counters_call(&srv->counters, "run_command", COUNT_ERROR);
+		tool_error(rq, "%s", err);
+		if (sid == NULL)
+			session_close(s, "not run");
+		goto out;
 	}
 	if ((code = launcher(path, cargs)) == NULL) {
 		counters_call(&srv->counters, "run_command", COUNT_ERROR);

@@ -34,6 +34,8 @@ env_init(struct env *e)
 	e->rules.nroots = 1;
 	e->rules.max_bytes = 1 << 20;
 	e->rules.max_files = 10;
+	e->rules.inline_max_file = 64;
+	e->rules.inline_max_call = 128;
 }
 
 /* Writes root/rel and returns its full path in out. */
@@ -323,7 +325,8 @@ START_TEST(test_stage_refuses_name_too_long_for_buffer)
 }
 END_TEST
 
-START_TEST(test_stage_refuses_two_inputs_with_one_name)
+/* Issue 11: the same name again replaces the input (it was refused). */
+START_TEST(test_stage_replaces_an_input_with_the_same_name)
 {
 	struct env	 e;
 	char		 other[PATH_MAX], path[PATH_MAX], *data;
@@ -338,14 +341,57 @@ START_TEST(test_stage_refuses_two_inputs_with_one_name)
 	ck_assert_msg(env_stage(&e, path) == 0, "%s", e.err);
 	tu_path(path, sizeof(path), other, "data.csv");
 	tu_write(path, "second", 6);
-	assert_refused(&e, path, "two inputs named data.csv");
-	/* The first copy is left as it was. */
+	ck_assert_msg(env_stage(&e, path) == 0, "%s", e.err);
+	/* The second copy replaced the first; its bytes were given back. */
 	tu_path(path, sizeof(path), e.dest, "data.csv");
 	data = tu_read(path, &len);
-	ck_assert_uint_eq(len, 5);
-	ck_assert_int_eq(memcmp(data, "first", 5), 0);
+	ck_assert_uint_eq(len, 6);
+	ck_assert_int_eq(memcmp(data, "second", 6), 0);
 	free(data);
-	ck_assert_uint_eq(e.st.bytes, 5);
+	ck_assert_uint_eq(e.st.bytes, 6);
+	ck_assert_uint_eq(e.st.files, 1);
+	ck_assert_int_eq(dest_has(&e, ".staging"), 0);
+}
+END_TEST
+
+START_TEST(test_stage_inline)
+{
+	struct env	 e;
+	char		 path[PATH_MAX], *data;
+	uint8_t		 big[65] = { 0 };
+	size_t		 len;
+
+	env_init(&e);
+	ck_assert_msg(stage_inline(&e.rules, &e.st, "t.csv",
+	    (const uint8_t *)"a\0b", 3, e.destfd, e.err, sizeof(e.err)) == 0,
+	    "%s", e.err);
+	tu_path(path, sizeof(path), e.dest, "t.csv");
+	data = tu_read(path, &len);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_int_eq(memcmp(data, "a\0b", 3), 0);
+	free(data);
+	ck_assert_uint_eq(e.st.files, 1);
+	/* Again: replaced, counted once. */
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "t.csv",
+	    (const uint8_t *)"xy", 2, e.destfd, e.err, sizeof(e.err)), 0);
+	ck_assert_uint_eq(e.st.files, 1);
+	ck_assert_uint_eq(e.st.bytes, 2);
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "big", big,
+	    sizeof(big), e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_msg(strstr(e.err, "inputs.inline_max_file, 64") != NULL,
+	    "%s", e.err);
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "../x", big, 1,
+	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, ".hidden", big, 1,
+	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "a\x01b", big, 1,
+	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_msg(strstr(e.err, "control character") != NULL, "%s",
+	    e.err);
+	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "", big, 1,
+	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(dest_has(&e, "big"), 0);
+	ck_assert_uint_eq(e.st.files, 1);
 }
 END_TEST
 
@@ -416,7 +462,8 @@ stage_suite(void)
 	tcase_add_test(tc, test_stage_refuses_missing_file);
 	tcase_add_test(tc, test_stage_refuses_unsafe_names);
 	tcase_add_test(tc, test_stage_refuses_name_too_long_for_buffer);
-	tcase_add_test(tc, test_stage_refuses_two_inputs_with_one_name);
+	tcase_add_test(tc, test_stage_replaces_an_input_with_the_same_name);
+	tcase_add_test(tc, test_stage_inline);
 	tcase_add_test(tc, test_stage_enforces_file_and_byte_limits);
 	tcase_add_test(tc, test_stage_refuses_file_growing_past_budget);
 	suite_add_tcase(s, tc);
