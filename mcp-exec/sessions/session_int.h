@@ -54,6 +54,13 @@ struct session {
 	uint64_t		 oom_counted;	/* kills in the metrics already */
 };
 
+/* Ends a session, audited as event with reason (session_caps.c too). */
+void	session_end(struct session *, const char *event, const char *reason);
+/* Room under the caps for one more session of principal (session_caps.c);
+ * -1 with err when every session counted is busy. */
+int	sessions_make_room(struct server *, const char *principal, char *err,
+	    size_t errlen);
+
 /* What the last call left in the workspace that is new or changed. */
 void	session_collect_artifacts(struct session *, json_t **changed,
 	    json_t **skipped);

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "hash.h"
 #include "inputs.h"
+#include "messages.h"
 #include "log.h"
 #include "patterns.h"
 #include "sessions/session.h"
@@ -275,51 +276,6 @@ close_later(struct pycall *pc, const char *sid)
 		free(d);
 }
 
-/*
- * What ended the call, in a sentence for the model (NULL: it just exited).
- * Each end has its own: a model told "killed" after an OOM retries the
- * same code.
- */
-static void
-end_message(const struct pycall *pc, const struct call_result *r,
-    char *buf, size_t len)
-{
-	const char	*gone = " The session's variables and files are gone: "
-			    "start a new session (omit session_id).";
-	unsigned long long mib = (unsigned long long)(r->memory_limit >> 20);
-
-	buf[0] = '\0';
-	if (strcmp(r->end, "oom") == 0)
-		snprintf(buf, len, "The code ran out of memory: the sandbox's "
-		    "memory limit is %llu MiB and the kernel killed %s.%s Use "
-		    "less memory (smaller data, chunks, del large objects).",
-		    mib, r->session_gone ? "the Python interpreter" :
-		    "a process of the code", r->session_gone ? gone : "");
-	else if (strcmp(r->end, "timeout") == 0)
-		snprintf(buf, len, r->session_gone ? "The code ran past its "
-		    "timeout of %u ms and did not stop when interrupted, so "
-		    "its sandbox was killed.%s" : "The code ran past its "
-		    "timeout of %u ms and was interrupted (KeyboardInterrupt);"
-		    " the session is still usable.%s", pc->timeout_ms,
-		    r->session_gone ? gone : "");
-	else if (strcmp(r->end, "cancelled") == 0)
-		snprintf(buf, len, "The call was cancelled%s%s",
-		    r->session_gone ? " and the code did not stop when "
-		    "interrupted, so its sandbox was killed." : ".",
-		    r->session_gone ? gone : "");
-	else if (strcmp(r->end, "crash") == 0 && r->crash_status > 128)
-		snprintf(buf, len, "The Python interpreter crashed (killed by "
-		    "signal %d).%s", r->crash_status - 128, gone);
-	else if (strcmp(r->end, "crash") == 0 && r->crash_status >= 0)
-		snprintf(buf, len, "The Python interpreter exited with status "
-		    "%d in the middle of the call.%s", r->crash_status, gone);
-	else if (strcmp(r->end, "crash") == 0)
-		snprintf(buf, len, "The Python interpreter crashed.%s", gone);
-	else if (r->session_gone)
-		snprintf(buf, len, "The sandbox had to be killed (%s).%s",
-		    r->why != NULL ? r->why : "unknown", gone);
-}
-
 static void
 py_done(void *arg, const struct call_result *res)
 {
@@ -352,7 +308,7 @@ py_done(void *arg, const struct call_result *res)
 	    "timed_out", r.timed_out, "duration_ms", (json_int_t)r.duration_ms,
 	    "stdout_bytes", (json_int_t)r.stdout_bytes, "stderr_bytes",
 	    (json_int_t)r.stderr_bytes, "artifacts", r.artifacts);
-	end_message(pc, &r, msg, sizeof(msg));
+	end_message(&r, pc->timeout_ms, msg, sizeof(msg));
 	if (sc != NULL) {
 		json_object_set_new(sc, "end", json_string(r.end));
 		json_object_set_new(sc, "oom_killed",
