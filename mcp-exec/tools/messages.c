@@ -22,6 +22,8 @@ end_message(const struct call_result *r, unsigned timeout_ms, char *buf,
 	unsigned long long mib = (unsigned long long)(r->memory_limit >> 20);
 
 	buf[0] = '\0';
+	if (r->end == NULL)
+		return;		/* nothing measured: say nothing */
 	if (strcmp(r->end, "oom") == 0)
 		snprintf(buf, len, "The code ran out of memory: the sandbox's "
 		    "memory limit is %llu MiB and the kernel killed %s.%s Use "

@@ -216,13 +216,15 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 	    r->timed_out, "cancelled", r->cancelled, "session_lost",
 	    r->session_gone);
 	if (ev != NULL) {
-		json_object_set_new(ev, "end", json_string(r->end));
+		json_object_set_new(ev, "end", json_string(r->end ? r->end :
+		    "exited"));
 		json_object_set_new(ev, "oom_killed",
 		    json_boolean(r->oom_killed));
 		if (r->oom_killed)
 			json_object_set_new(ev, "memory_limit_mb",
 			    json_integer((json_int_t)(r->memory_limit >> 20)));
-		if (r->crash_status >= 0 && strcmp(r->end, "crash") == 0)
+		if (r->crash_status >= 0 && r->end != NULL &&
+		    strcmp(r->end, "crash") == 0)
 			json_object_set_new(ev, "crash_status",
 			    json_integer(r->crash_status));
 		if (r->why != NULL)
@@ -310,7 +312,8 @@ py_done(void *arg, const struct call_result *res)
 	    (json_int_t)r.stderr_bytes, "artifacts", r.artifacts);
 	end_message(&r, pc->timeout_ms, msg, sizeof(msg));
 	if (sc != NULL) {
-		json_object_set_new(sc, "end", json_string(r.end));
+		json_object_set_new(sc, "end", json_string(r.end ? r.end :
+		    "exited"));
 		json_object_set_new(sc, "oom_killed",
 		    json_boolean(r.oom_killed));
 		json_object_set_new(sc, "session_lost",
