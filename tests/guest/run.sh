@@ -51,6 +51,8 @@ timeout -k 10 "$GUEST_TIMEOUT" qemu-system-x86_64 \
 	-kernel "$KIT/vmlinux" -initrd "$KIT/initrd.cpio" -append "$cmdline" \
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 	-device virtio-9p-device,fsdev=root,mount_tag=root \
+	-fsdev local,id=src,path="$ROOT",security_model=none,readonly=on,multidevs=remap \
+	-device virtio-9p-device,fsdev=src,mount_tag=src \
 	-fsdev local,id=out,path="$out",security_model=none \
 	-device virtio-9p-device,fsdev=out,mount_tag=out
 st=$?
