@@ -140,13 +140,42 @@ check_args(struct tool_req *rq, const json_t *args,
 	return 0;
 }
 
+/* What a refusal record says besides who and why (all optional). */
+struct refusal {
+	const char	*rule;		/* the pattern rule or scanner_error */
+	const char	*severity;	/* the rule's, or what the refusal is */
+	const char	*session_id;	/* the session the call named */
+	const char	*code;		/* hashed, never kept */
+	size_t		 code_len;
+	const json_t	*argv;		/* run_command's {command, args} */
+};
+
+/*
+ * A call refused before it ran: recorded with everything a reviewer needs
+ * to tell which call it was (session, code hash, argv) and why (rule,
+ * severity).
+ */
 static void
 refuse(struct server *srv, const char *principal, const char *tool,
-    const char *reason, const char *rule)
+    const char *reason, const struct refusal *r)
 {
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
+	char	 hash[7 + SHA256_HEX + 1];
+	json_t	*ev;
+
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s*, s:s*}", "event",
 	    "call_refused", "principal", principal, "reason", reason, "tool",
-	    tool, "rule_id", rule));
+	    tool, "severity", r->severity ? r->severity : "warning",
+	    "rule_id", r->rule, "session_id", r->session_id);
+	if (ev != NULL && r->code != NULL) {
+		memcpy(hash, "sha256:", 7);
+		sha256_hex(r->code, r->code_len, hash + 7);
+		json_object_set_new(ev, "code_hash", json_string(hash));
+		json_object_set_new(ev, "code_size", json_integer(
+		    (json_int_t)r->code_len));
+	}
+	if (ev != NULL && r->argv != NULL)
+		json_object_set(ev, "argv", (json_t *)r->argv);
+	server_audit(srv, ev);
 	counters_call(&srv->counters, tool, COUNT_REFUSED);
 }
 
@@ -445,10 +474,12 @@ py_started(void *arg, int audited, const char *audit_err)
 		    "unavailable (%s)", audit_err);
 		outcome = COUNT_REFUSED;
 	} else if (pc->rq->cancelled) {
-		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
-		    "event", "call_refused", "principal", pc->principal,
-		    "reason", "cancelled before it ran", "tool", pc->tool,
-		    "session_id", pc->sid, "code_hash", pc->code_hash));
+		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, "
+		    "s:s, s:I}", "event", "call_refused", "principal",
+		    pc->principal, "reason", "cancelled before it ran", "tool",
+		    pc->tool, "severity", "info", "session_id", pc->sid,
+		    "code_hash", pc->code_hash, "code_size",
+		    (json_int_t)pc->code_size));
 		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
 		goto out;
 	} else if (s == NULL || srv->stopping)
@@ -534,7 +565,8 @@ execute_python(struct tool_req *rq, const json_t *args,
 	struct session		*s = NULL;
 	const struct profile	*prof;
 	const json_t		*files;
-	const char		*code, *sid, *rule = NULL;
+	const char		*code, *sid, *rule = NULL, *severity = NULL;
+	const char		*id;
 	char			 err[ERR_MAX];
 	unsigned		 timeout;
 	size_t			 len, i;
@@ -575,9 +607,16 @@ execute_python(struct tool_req *rq, const json_t *args,
 				rule = json_string_value(json_object_get(h, "id"));
 		if (rule == NULL)
 			rule = "scanner_error";
+		json_array_foreach(hits, i, h)
+			if ((id = json_string_value(json_object_get(h,
+			    "id"))) != NULL && strcmp(id, rule) == 0)
+				severity = json_string_value(json_object_get(h,
+				    "severity"));
 		refuse(srv, rq->principal, "execute_python", deny == 1 ?
 		    "pattern rule denies this code" :
-		    "the pattern scan did not finish", rule);
+		    "the pattern scan did not finish", &(struct refusal){
+		    .rule = rule, .severity = severity ? severity : "critical",
+		    .session_id = sid, .code = code, .code_len = len });
 		tool_error(rq, "refused: %s %s", deny == 1 ? "the code "
 		    "matches rule" : "the pattern scan did not finish:", rule);
 		json_decref(hits);
@@ -592,7 +631,8 @@ execute_python(struct tool_req *rq, const json_t *args,
 		    json_object_get(h, "line")));
 	if (sid == NULL && (s = session_create(srv, rq->principal, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "execute_python", err, NULL);
+		refuse(srv, rq->principal, "execute_python", err,
+		    &(struct refusal){ .code = code, .code_len = len });
 		tool_error(rq, "%s", err);
 		json_decref(hits);
 		return;
@@ -646,7 +686,7 @@ run_command(struct tool_req *rq, const json_t *args,
 	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
 	const char	*name, *path, *sid;
 	char		 err[ERR_MAX], *code;
-	json_t		*empty = NULL;
+	json_t		*empty = NULL, *argv = NULL;
 	unsigned	 timeout;
 	size_t		 i;
 
@@ -712,16 +752,19 @@ run_command(struct tool_req *rq, const json_t *args,
 		}
 		timeout = (unsigned)json_integer_value(v);
 	}
+	argv = json_pack("{s:s, s:O}", "command", name, "args", cargs);
 	if ((path = commands_check(srv->commands, name, cargs, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "run_command", err, NULL);
+		refuse(srv, rq->principal, "run_command", err, &(struct refusal){
+		    .session_id = sid, .argv = argv });
 		tool_error(rq, "refused: %s", err);
 		goto out;
 	}
 	/* Without a session, a sandbox of its own that goes afterwards. */
 	if (sid == NULL && (s = session_create(srv, rq->principal, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "run_command", err, NULL);
+		refuse(srv, rq->principal, "run_command", err,
+		    &(struct refusal){ .argv = argv });
 		tool_error(rq, "%s", err);
 		goto out;
 	}
@@ -740,10 +783,10 @@ run_command(struct tool_req *rq, const json_t *args,
 		goto out;
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,
-	    "run_command", json_pack("{s:s, s:O}", "command", name, "args",
-	    cargs), sid == NULL, sid == NULL);
+	    "run_command", json_incref(argv), sid == NULL, sid == NULL);
 	free(code);
 out:
+	json_decref(argv);
 	json_decref(empty);
 }
 

@@ -234,10 +234,11 @@ refusal(struct http_tr *tr, struct evhttp_request *req, const char *principal,
 	if (addr != NULL)
 		peer = addr;
 	log_warnx("http: %s from %s refused: %s", principal, peer, detail);
-	server_audit(tr->srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}",
-	    "event", "call_refused", "principal", principal, "reason",
-	    "bad token", "detail", detail, "transport", "http", "remote_addr",
-	    peer, "unaudited_before", (json_int_t)tr->refusals_unaudited));
+	server_audit(tr->srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+	    "s:I}", "event", "call_refused", "principal", principal, "reason",
+	    "bad token", "severity", "warning", "detail", detail, "transport",
+	    "http", "remote_addr", peer, "unaudited_before",
+	    (json_int_t)tr->refusals_unaudited));
 	tr->refusals_unaudited = 0;
 }
 
