@@ -1,5 +1,5 @@
 /*
- * Audit record -> ECS 8.11, OCSF 1.1 or Splunk HEC: the API, framing check,
+ * Audit record -> ECS 9.4, OCSF 1.8 or Splunk HEC: the API, framing check,
  * event table, shared helpers and HEC; export_{ecs,ocsf}.c build the rest.
  * Trusts nothing beyond jansson's parse (log files can be edited, writers
  * lie): each field is type-checked before it is mapped, else only copied.
@@ -34,6 +34,7 @@
 #define R_NOT_OK	0x40	/* ok: false */
 #define R_REMOVED	0x80	/* removed: a non-empty array */
 #define R_DROPPED	0x100	/* action "removed_empty_file" */
+#define R_BAD_TOKEN	0x200	/* reason "bad token": an authentication */
 
 #define EXEC_MSG	"code execution by {principal} in session {session_id}"
 #define DNS_MSG		"DNS query for {name} ({qtype}) " \
@@ -44,12 +45,13 @@
  * requirements match wins, the last row catches unknown events.
  */
 static const struct rule rules[] = {
+	/* ECS: "process" expects no "denied"; the code never started. */
 	{ "code_execution", R_DENY | R_DENY_HIT, 0,
-	    { "process", "intrusion_detection" }, { "denied" }, OUT_FAILURE,
+	    { "intrusion_detection" }, { "denied" }, OUT_FAILURE,
 	    OC_PROCESS, 1, "Launch", 4, CTL_BLOCKED,
 	    EXEC_MSG " denied by policy", "denied by policy" },
 	{ "code_execution", R_DENY, 0,
-	    { "process", "intrusion_detection" }, { "denied" }, OUT_FAILURE,
+	    { "intrusion_detection" }, { "denied" }, OUT_FAILURE,
 	    OC_PROCESS, 1, "Launch", 3, CTL_BLOCKED,
 	    EXEC_MSG " denied by policy", "denied by policy" },
 	{ "code_execution", R_ALLOW | R_EXIT_ZERO, 0,
@@ -87,6 +89,10 @@ static const struct rule rules[] = {
 	    OC_API, 4, "Delete", 1, CTL_NONE,
 	    "session {session_id} of {principal} closed to make room: "
 	    "{reason}", NULL },
+	{ "call_refused", R_BAD_TOKEN, 0,
+	    { "authentication" }, { "start" }, OUT_FAILURE,
+	    OC_AUTH, 1, "Logon", 3, CTL_NONE,
+	    "call by {principal} refused: {reason}", "{reason}: {detail}" },
 	{ "call_refused", 0, 0,
 	    { "api" }, { "denied" }, OUT_FAILURE,
 	    OC_API, 99, "Other", 3, CTL_NONE,
@@ -97,18 +103,18 @@ static const struct rule rules[] = {
 	    "{protocol} connection from session {session_id} to {dst_ip} "
 	    "denied by rule {rule}", "denied by rule {rule}" },
 	{ "egress_attached", 0, 0,
-	    { "network", "configuration" }, { "change" }, OUT_SUCCESS,
-	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    { "configuration" }, { "change" }, OUT_SUCCESS,
+	    OC_NETWORK, 99, "Other", 1, CTL_NONE,
 	    "egress policy {policy} ({level}) attached to sandbox {sandbox} "
 	    "of session {session_id}", NULL },
 	{ "egress_detached", 0, 0,
-	    { "network", "configuration" }, { "change" }, OUT_SUCCESS,
-	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    { "configuration" }, { "change" }, OUT_SUCCESS,
+	    OC_NETWORK, 99, "Other", 1, CTL_NONE,
 	    "egress policy {policy} detached from sandbox {sandbox}: {reason}",
 	    NULL },
 	{ "egress_refused", 0, 0,
-	    { "network", "configuration" }, { "change" }, OUT_FAILURE,
-	    OC_BASE, 99, "Other", 3, CTL_NONE,
+	    { "configuration" }, { "change" }, OUT_FAILURE,
+	    OC_NETWORK, 99, "Other", 3, CTL_NONE,
 	    "egress policy {policy} not attached to sandbox {sandbox}: "
 	    "{reason}", "{reason}" },
 	{ "dns_query", R_DENY, X_DNS,
@@ -128,15 +134,15 @@ static const struct rule rules[] = {
 	    "(score {score})", NULL },
 	{ "policy_load", R_OK, 0,
 	    { "configuration" }, { "change" }, OUT_SUCCESS,
-	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    OC_CONFIG, 1, "Log", 1, CTL_NONE,
 	    "{program} loaded its policy", NULL },
 	{ "policy_load", R_NOT_OK, 0,
 	    { "configuration" }, { "change" }, OUT_FAILURE,
-	    OC_BASE, 99, "Other", 3, CTL_NONE,
+	    OC_CONFIG, 1, "Log", 3, CTL_NONE,
 	    "{program} failed to load its policy", "policy load failed" },
 	{ "policy_load", 0, 0,
 	    { "configuration" }, { "change" }, OUT_UNKNOWN,
-	    OC_BASE, 99, "Other", 1, CTL_NONE, "policy load by {program}",
+	    OC_CONFIG, 1, "Log", 1, CTL_NONE, "policy load by {program}",
 	    NULL },
 	{ "daemon_start", 0, 0,
 	    { "process" }, { "start" }, OUT_SUCCESS,
@@ -179,7 +185,7 @@ static const struct rule rules[] = {
 	    "log recovery: {action} in {file}", NULL },
 	{ "writer_refused", 0, X_WRITER,
 	    { "authentication" }, { "start" }, OUT_FAILURE,
-	    OC_BASE, 99, "Other", 3, CTL_NONE,
+	    OC_AUTH, 1, "Logon", 3, CTL_NONE,
 	    "connection from uid {writer.uid} pid {writer.pid} refused: "
 	    "{reason}", "{reason}" },
 	{ "event_rejected", 0, X_WRITER,
@@ -454,6 +460,8 @@ requires_hold(int mask, const json_t *obj)
 		return 0;
 	if ((mask & R_DROPPED) && !str_is(obj, "action", "removed_empty_file"))
 		return 0;
+	if ((mask & R_BAD_TOKEN) && !str_is(obj, "reason", "bad token"))
+		return 0;
 	return 1;
 }
 
@@ -586,11 +594,34 @@ ip_ok(const char *s)
 
 /* An ECS/OCSF ip field rejects anything but an address. */
 const char *
-export_dst_ip(const json_t *obj)
+export_ip(const json_t *obj, const char *key)
 {
-	const char	*s = export_get_str(obj, "dst_ip");
+	const char	*s = export_get_str(obj, key);
 
 	return s != NULL && ip_ok(s) ? s : NULL;
+}
+
+const char *
+export_dst_ip(const json_t *obj)
+{
+	return export_ip(obj, "dst_ip");
+}
+
+/*
+ * The peer's address: netguard's src_ip, or the HTTP client's remote_addr
+ * (bare, as libevent gives it, or with remote_port beside it).
+ */
+const char *
+export_src_ip(const json_t *obj, const char **port_key)
+{
+	const char	*s;
+
+	if ((s = export_ip(obj, "src_ip")) != NULL) {
+		*port_key = "src_port";
+		return s;
+	}
+	*port_key = "remote_port";
+	return export_ip(obj, "remote_addr");
 }
 
 const char *

@@ -1,5 +1,5 @@
 /*
- * Builds the Elastic Common Schema 8.11 document for one audit record.
+ * Builds the Elastic Common Schema 9.4 document for one audit record.
  * Trusts the framing and the rule export.c checked and chose; every other
  * field is type-checked here before it lands in a schema field.
  */
@@ -9,7 +9,7 @@
 
 #include "export_int.h"
 
-#define ECS_VERSION		"8.11.0"
+#define ECS_VERSION		"9.4.0"	/* tests/unit/data/schemas */
 #define ECS_DATASET		"stockade.audit"
 #define ECS_MODULE		"stockade"
 #define NS_PER_MS		1000000
@@ -51,7 +51,7 @@ static void
 ecs_fields(struct doc *d, const struct record *r)
 {
 	const json_t	*o = r->obj, *v, *w;
-	const char	*s;
+	const char	*s, *port_key;
 	json_t		*t;
 	json_int_t	 n;
 
@@ -70,6 +70,11 @@ ecs_fields(struct doc *d, const struct record *r)
 	export_put_str_from(d, "process.name", o, "program");
 	export_put_str_from(d, "container.image.name",
 	    json_object_get(o, "sandbox"), "image");
+	if ((s = export_src_ip(o, &port_key)) != NULL) {
+		export_put(d, "source.ip", json_string(s));
+		export_put_int_from(d, "source.port", o, port_key, 0,
+		    EXPORT_PORT_MAX);
+	}
 	export_put_str(d, "destination.ip", export_dst_ip(o));
 	export_put_int_from(d, "destination.port", o, "dst_port", 0,
 	    EXPORT_PORT_MAX);

@@ -47,6 +47,8 @@ enum oclass {
 	OC_DNS,
 	OC_LIFECYCLE,
 	OC_API,
+	OC_AUTH,
+	OC_CONFIG,
 };
 
 /* Extra mappings a rule turns on. */
@@ -117,8 +119,12 @@ const char	*export_get_str(const json_t *obj, const char *key);
 /* 0 and *v when obj's field key is an integer in [min, max], else -1. */
 int		 export_get_int(const json_t *obj, const char *key,
 		    json_int_t min, json_int_t max, json_int_t *v);
+/* obj's field key when it parses as an IPv4 or IPv6 address, else NULL. */
+const char	*export_ip(const json_t *obj, const char *key);
 /* dst_ip when it parses as an IPv4 or IPv6 address, else NULL. */
 const char	*export_dst_ip(const json_t *obj);
+/* The source address (src_ip or remote_addr) and its port's key, or NULL. */
+const char	*export_src_ip(const json_t *obj, const char **port_key);
 /* The hex digits of a "sha256:" code_hash, else NULL. */
 const char	*export_code_sha256(const json_t *obj);
 /* proto in lowercase, or NULL when it is longer than any protocol name. */

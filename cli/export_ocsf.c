@@ -1,5 +1,5 @@
 /*
- * Builds the OCSF 1.1 event for one audit record: the Base Event attributes
+ * Builds the OCSF 1.8 event for one audit record: the Base Event attributes
  * every class has, then the fields of the class the event table chose.
  * Trusts the framing and rule export.c checked; type-checks every other field.
  */
@@ -11,12 +11,13 @@
 #include "export_int.h"
 #include "util.h"
 
-#define OCSF_VERSION		"1.1.0"
+#define OCSF_VERSION		"1.8.0"	/* tests/unit/data/schemas */
 #define OCSF_LOG_NAME		"stockade-audit"
 #define OCSF_SHA256		3	/* fingerprint algorithm_id */
 #define OCSF_REGULAR_FILE	1	/* file type_id */
 #define OCSF_OUTBOUND		2	/* connection_info direction_id */
 #define OCSF_FINDING_NEW	1	/* a finding's status_id */
+#define OCSF_STATE_ENABLED	2	/* Device Config State Change state_id */
 
 static const struct {
 	int		 status_id;
@@ -54,6 +55,9 @@ static const struct ocsf_class ocsf_classes[] = {
 	[OC_LIFECYCLE] = { 6002, "Application Lifecycle", 6,
 			   "Application Activity" },
 	[OC_API] =	 { 6003, "API Activity", 6, "Application Activity" },
+	[OC_AUTH] =	 { 3002, "Authentication", 3,
+			   "Identity & Access Management" },
+	[OC_CONFIG] =	 { 5019, "Device Config State Change", 5, "Discovery" },
 };
 
 static const char *const ocsf_severities[] = {
@@ -68,6 +72,24 @@ put_device(struct doc *d, const char *hostname)
 	if (hostname != NULL)
 		export_put(d, "device", json_pack("{s:s, s:i, s:s}",
 		    "hostname", hostname, "type_id", 0, "type", "Unknown"));
+}
+
+/*
+ * The peer as src_endpoint: its address when the record has one, else,
+ * when local is set, this host (a stdio client or a sandbox runs here).
+ */
+static void
+put_src(struct doc *d, const json_t *o, const char *hostname, int local)
+{
+	const char	*ip, *port_key;
+
+	if ((ip = export_src_ip(o, &port_key)) != NULL) {
+		export_put(d, "src_endpoint.ip", json_string(ip));
+		export_put_int_from(d, "src_endpoint.port", o, port_key, 0,
+		    EXPORT_PORT_MAX);
+	}
+	if (local || ip == NULL)
+		export_put_str(d, "src_endpoint.hostname", hostname);
 }
 
 static int
@@ -94,6 +116,8 @@ ocsf_process(struct doc *d, const struct record *r, const char *hostname)
 	const json_t	*o = r->obj;
 	const char	*hex;
 
+	/* The session's Python process runs every call of the session. */
+	export_put_str_from(d, "process.uid", o, "session_id");
 	if ((hex = export_code_sha256(o)) != NULL) {
 		/* The code has no file name: "code" stands for it. */
 		export_put(d, "process.file.name", json_string("code"));
@@ -120,7 +144,9 @@ ocsf_network(struct doc *d, const struct record *r, const char *hostname)
 	int		 num;
 
 	/* The sandbox that tried to connect runs on this host. */
-	export_put_str(d, "src_endpoint.hostname", hostname);
+	put_src(d, o, hostname, 1);
+	if (json_is_string(json_object_get(o, "sandbox")))
+		export_put_str_from(d, "src_endpoint.uid", o, "sandbox");
 	export_put_str(d, "dst_endpoint.ip", export_dst_ip(o));
 	export_put_int_from(d, "dst_endpoint.port", o, "dst_port", 0,
 	    EXPORT_PORT_MAX);
@@ -160,6 +186,27 @@ ocsf_finding(struct doc *d, const struct record *r, const char *hostname)
 	put_device(d, hostname);
 }
 
+/* A refused bearer token (mcp-exec) or writer uid (stockade-auditd). */
+static void
+ocsf_auth(struct doc *d, const struct record *r, const char *hostname)
+{
+	const json_t	*w = json_object_get(r->obj, "writer");
+	const json_t	*uid = json_object_get(w, "uid");
+
+	if (r->rule->flags & X_WRITER) {
+		if (json_is_integer(uid))
+			export_put(d, "user.uid", json_sprintf("%"
+			    JSON_INTEGER_FORMAT, json_integer_value(uid)));
+		export_put(d, "service.name", json_string(EXPORT_PROVIDER));
+	} else {
+		export_put_str_from(d, "user.name", r->obj, "principal");
+		/* Only mcp-exec's HTTP transport writes this refusal. */
+		export_put(d, "service.name", json_string("mcp-exec"));
+		put_src(d, r->obj, hostname, 0);
+	}
+	export_put_str(d, "dst_endpoint.hostname", hostname);
+}
+
 static void
 ocsf_class_fields(struct doc *d, const struct record *r, const char *hostname)
 {
@@ -183,7 +230,20 @@ ocsf_class_fields(struct doc *d, const struct record *r, const char *hostname)
 		break;
 	case OC_API:
 		export_put(d, "api.operation", json_string(r->event));
+		put_src(d, r->obj, hostname, 0);
 		export_put_str(d, "dst_endpoint.hostname", hostname);
+		break;
+	case OC_AUTH:
+		ocsf_auth(d, r, hostname);
+		break;
+	case OC_CONFIG:
+		/* The policy in force changed only when the load worked. */
+		if (r->rule->outcome == OUT_SUCCESS) {
+			export_put(d, "state_id",
+			    json_integer(OCSF_STATE_ENABLED));
+			export_put(d, "state", json_string("Enabled"));
+		}
+		put_device(d, hostname);
 		break;
 	case OC_BASE:
 		break;

@@ -34,6 +34,12 @@ static const char *const cases[] = {
 	"daemon_start",
 	"policy_load_failed",
 	"audit_error",
+	"execution_started",
+	"egress_attached",
+	"call_refused_token",
+	"session_closed",
+	"policy_load_ok",
+	"daemon_stop",
 };
 
 static const struct {
