@@ -1,6 +1,6 @@
 /*
- * Maps one audit record onto a SIEM's schema: Elastic Common Schema 8.11,
- * OCSF 1.1 or Splunk HEC.  docs/export-mapping.md lists every field and the
+ * Maps one audit record onto a SIEM's schema: Elastic Common Schema 9.4,
+ * OCSF 1.8 or Splunk HEC.  docs/export-mapping.md lists every field and the
  * event -> category/class table.
  */
 #ifndef STOCKADE_EXPORT_H

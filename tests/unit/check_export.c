@@ -40,6 +40,17 @@ static const char *const cases[] = {
 	"session_closed",
 	"policy_load_ok",
 	"daemon_stop",
+	"session_expired",
+	"egress_detached",
+	"egress_refused",
+	"cleanup",
+	"operator_note",
+	"chain_start",
+	"rotate",
+	"recovery",
+	"event_rejected",
+	"audit_resumed",
+	"unknown_event",
 };
 
 static const struct {
