@@ -51,6 +51,7 @@ static const char *const cases[] = {
 	"event_rejected",
 	"audit_resumed",
 	"unknown_event",
+	"session_evicted",
 };
 
 static const struct {
