@@ -429,8 +429,9 @@ def http_suite(port, ta, tb):
     check(long_done == [200, 200], "http: A's two calls finished: %s" %
           long_done)
 
-    # Sandbox sessions: A holding its max_per_principal (4) gets a tool
-    # error naming the limit; B still runs.
+    # Sandbox sessions: A holding its max_per_principal (4) idle ones makes
+    # room with its own least recently used (issue 11: only busy sessions
+    # refuse); B's are never touched, and B still runs.
     s = session(port, ta)
     held = []
     for i in range(4):
@@ -439,8 +440,14 @@ def http_suite(port, ta, tb):
         if r and not is_refusal(r):
             held.append(r["result"]["structuredContent"]["session_id"])
     st, r = rpc(port, ta, s, call("execute_python", {"code": "x=1"}, 960))
-    check(is_refusal(r) and "limit" in json.dumps(r),
-          "http: A's fifth sandbox session refused, naming the limit")
+    check(r is not None and not is_refusal(r),
+          "http: A's fifth sandbox session runs, evicting A's oldest idle one")
+    if r is not None and not is_refusal(r):
+        held.append(r["result"]["structuredContent"]["session_id"])
+    st, r = rpc(port, ta, s, call("execute_python", {"code": "x",
+                "session_id": held[0]}, 961))
+    check(is_refusal(r) and "session not found" in json.dumps(r),
+          "http: A's least recently used session is the one that went")
     http_healthy(port, tb, "A at its sandbox-session limit (B served)")
     for i, sid in enumerate(held):
         rpc(port, ta, s, call("close_session", {"session_id": sid}, 970 + i))
