@@ -16,6 +16,8 @@ for t in tests/integration/test_*.sh; do
 		echo "SKIP $name: $(echo "$out" | tail -1)"
 	else
 		echo "FAIL $name"
+		# The failure itself first: a server's log may bury it.
+		echo "$out" | grep -E '^ *FAIL' | head -10 | sed 's/^/    /'
 		echo "$out" | tail -30 | sed 's/^/    /'
 		failed="$failed $name"
 	fi
