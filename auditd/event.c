@@ -60,6 +60,14 @@ static const struct field f_session[] = {
 static const struct field f_call_refused[] = {
 	{ "principal", F_STR }, { "reason", F_STR }, END
 };
+static const struct field f_artifact_delivered[] = {
+	{ "principal", F_STR }, { "session_id", F_STR }, { "artifact", F_STR },
+	{ "sha256", F_HASH }, { "size", F_UINT }, { "mime", F_STR },
+	{ "how", F_STR }, END
+};
+static const struct field f_artifact_refused[] = {
+	{ "principal", F_STR }, { "how", F_STR }, { "reason", F_STR }, END
+};
 static const struct field f_egress_denied[] = {
 	{ "session_id", F_STR }, { "protocol", F_STR }, { "dst_ip", F_STR },
 	{ "rule", F_STR }, END
@@ -100,6 +108,8 @@ static const struct evtype writer_types[] = {
 	{ "session_expired", f_session },
 	{ "session_evicted", f_session_closed },
 	{ "call_refused", f_call_refused },
+	{ "artifact_delivered", f_artifact_delivered },
+	{ "artifact_refused", f_artifact_refused },
 	{ "egress_denied", f_egress_denied },
 	{ "egress_attached", f_egress_attached },
 	{ "egress_detached", f_egress_ended },

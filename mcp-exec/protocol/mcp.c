@@ -227,12 +227,35 @@ inflight_new(struct mcp_conn *c, const json_t *id)
 	f->rq.port = &mcp_port;
 	f->rq.srv = c->srv;
 	f->rq.principal = c->principal;
+	f->rq.client = &c->client;
+	/* The request an audit record answers: its id, as text. */
+	if (json_is_string(id))
+		snprintf(f->rq.request_id, sizeof(f->rq.request_id), "%s",
+		    json_string_value(id));
+	else if (json_is_integer(id))
+		snprintf(f->rq.request_id, sizeof(f->rq.request_id), "%lld",
+		    (long long)json_integer_value(id));
+	str_ascii(f->rq.request_id);
 	mcp_conn_ref(c);
 	LIST_INSERT_HEAD(&c->inflight, f, entry);
 	return f;
 }
 
 /* ------------------------------------------------------------ methods */
+
+static void
+client_info(struct mcp_conn *c, const json_t *info)
+{
+	const char	*v;
+
+	if ((v = json_string_value(json_object_get(info, "name"))) != NULL)
+		snprintf(c->client.name, sizeof(c->client.name), "%s", v);
+	if ((v = json_string_value(json_object_get(info, "version"))) != NULL)
+		snprintf(c->client.version, sizeof(c->client.version), "%s", v);
+	/* Shown to people and exported: printable ASCII only. */
+	str_ascii(c->client.name);
+	str_ascii(c->client.version);
+}
 
 static void
 m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
@@ -257,6 +280,8 @@ m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
 	for (i = 0; protocols[i] != NULL; i++)
 		if (strcmp(want, protocols[i]) == 0)
 			snprintf(c->protocol, sizeof(c->protocol), "%s", want);
+	/* Who the client says it is: a claim, kept for the audit trail. */
+	client_info(c, json_object_get(params, "clientInfo"));
 	c->initialized = 1;
 	/* What this server's profile is, not what a default one would be. */
 	tools_instructions(c->srv, instructions, sizeof(instructions));

@@ -47,6 +47,8 @@ struct mcp_conn {
 	mcp_send_fn		*send;
 	void			*transport;	/* NULL once the transport left */
 	char			 principal[PRINCIPAL_MAX];
+	/* clientInfo from initialize; the transport sets the rest. */
+	struct tool_client	 client;
 	int			 initialized;
 	char			 protocol[MCP_VERSION_MAX];
 	enum mcp_log_level	 log_level;

@@ -135,8 +135,8 @@ static void ctl_cb(evutil_socket_t, short, void *);
 static void ctl_write_cb(evutil_socket_t, short, void *);
 
 struct session *
-session_create(struct server *srv, const char *principal, char *err,
-    size_t errlen)
+session_create(struct server *srv, const char *principal,
+    const json_t *client, char *err, size_t errlen)
 {
 	const struct server_conf	*sc = &srv->conf.server;
 	struct session			*s;
@@ -227,10 +227,10 @@ session_create(struct server *srv, const char *principal, char *err,
 	srv->nsessions++;
 	sessions_publish(srv);
 	counters_session_created(&srv->counters);
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "event",
-	    "session_created", "principal", s->principal, "session_id", s->id,
-	    "profile", s->prof.name, "sandbox", s->spec.id, "network",
-	    s->prof.network));
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
+	    "event", "session_created", "principal", s->principal, "session_id",
+	    s->id, "profile", s->prof.name, "sandbox", s->spec.id, "network",
+	    s->prof.network, "client", client));
 	return s;
 fail:
 	if (sv[1] != -1)
@@ -263,6 +263,18 @@ session_find(struct server *srv, const char *id, const char *principal)
 		if (strcmp(s->id, id) == 0 && strcmp(s->principal, principal) == 0)
 			return s;
 	return NULL;
+}
+
+/* For the audit trail only (a refusal's reason), never for access. */
+int
+session_exists(struct server *srv, const char *id)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		if (strcmp(s->id, id) == 0)
+			return 1;
+	return 0;
 }
 
 const char *

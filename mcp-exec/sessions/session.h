@@ -71,12 +71,16 @@ struct call_hooks {
 /*
  * At a cap, closes the least recently used idle session (the principal's,
  * then anyone's) to make room; NULL only when all counted are busy.
+ * client (borrowed, may be NULL) goes into session_created.
  */
 struct session	*session_create(struct server *, const char *principal,
-		    char *err, size_t errlen);
+		    const json_t *client, char *err, size_t errlen);
 /* NULL when unknown, expired or another principal's: the same answer. */
 struct session	*session_find(struct server *, const char *id,
 		    const char *principal);
+/* 1 when a live session has this id, whoever owns it: for audit reasons
+ * only; the client's answer must not tell the two apart. */
+int		 session_exists(struct server *, const char *id);
 const char	*session_id(const struct session *);
 /* The profile the session was made with (borrowed while it lives). */
 const struct profile *session_profile(const struct session *);

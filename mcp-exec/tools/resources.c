@@ -64,6 +64,26 @@ pct_decode(char *s)
 	return 0;
 }
 
+/* Why a read failed, for the audit trail (the client hears "not found"). */
+static void
+refused(struct tool_req *rq, const char *sid, const char *name)
+{
+	const char	*why;
+
+	if (name[0] == '/' || strcmp(name, "..") == 0 ||
+	    strncmp(name, "../", 3) == 0 || strstr(name, "/../") != NULL ||
+	    (strlen(name) >= 3 && strcmp(name + strlen(name) - 3, "/..") == 0))
+		why = "path outside the artifact store";
+	else if (session_find(rq->srv, sid, rq->principal) != NULL)
+		why = "no such artifact";
+	else if (session_exists(rq->srv, sid))
+		why = "session of another principal";
+	else
+		why = "unknown session";
+	/* The names are the client's: printable ASCII in the trail. */
+	deliver_refused(rq, sid, name, "resources/read", why);
+}
+
 void
 resources_read(struct tool_req *rq, const json_t *params)
 {
@@ -82,13 +102,18 @@ resources_read(struct tool_req *rq, const json_t *params)
 	    (slash = strstr(uri + plen, "/artifacts/")) == NULL ||
 	    (size_t)(slash - uri - plen) >= sizeof(sid) ||
 	    xsnprintf(name, sizeof(name), "%s", slash + 11) == -1 ||
-	    pct_decode(name) == -1)
+	    pct_decode(name) == -1) {
+		deliver_refused(rq, NULL, NULL, "resources/read",
+		    "malformed artifact uri");
 		goto notfound;
+	}
 	memcpy(sid, uri + plen, (size_t)(slash - uri - plen));
 	sid[slash - uri - plen] = '\0';
 	if (session_artifact(rq->srv, rq->principal, sid, name, &data, &len,
-	    &mime) == -1)
+	    &mime) == -1) {
+		refused(rq, sid, name);
 		goto notfound;
+	}
 	if (strncmp(mime, "text/", 5) == 0 || strcmp(mime, "application/json") ==
 	    0 || strcmp(mime, "image/svg+xml") == 0) {
 		/* Text kinds were checked to be UTF-8 when collected. */
@@ -101,6 +126,9 @@ resources_read(struct tool_req *rq, const json_t *params)
 		    mime, "blob", b64);
 		free(b64);
 	}
+	if (content != NULL)
+		deliver_record(rq, sid, name, data, len, mime,
+		    "resources/read");
 	free(data);
 	if (content == NULL)
 		goto notfound;

@@ -140,6 +140,29 @@ check_args(struct tool_req *rq, const json_t *args,
 	return 0;
 }
 
+/* An audit record of this request says which client sent it. */
+static json_t *
+with_client(struct tool_req *rq, json_t *ev)
+{
+	if (ev != NULL) {
+		json_object_set_new(ev, "client", tool_client_json(rq->client));
+		json_object_set_new(ev, "request", json_string(rq->request_id));
+	}
+	return ev;
+}
+
+/* A session for this request: its session_created names the client. */
+static struct session *
+tool_session_create(struct tool_req *rq, char *err, size_t errlen)
+{
+	json_t		*client = tool_client_json(rq->client);
+	struct session	*s;
+
+	s = session_create(rq->srv, rq->principal, client, err, errlen);
+	json_decref(client);
+	return s;
+}
+
 /* What a refusal record says besides who and why (all optional). */
 struct refusal {
 	const char	*rule;		/* the pattern rule or scanner_error */
@@ -156,11 +179,13 @@ struct refusal {
  * severity).
  */
 static void
-refuse(struct server *srv, const char *principal, const char *tool,
-    const char *reason, const struct refusal *r)
+refuse(struct tool_req *rq, const char *tool, const char *reason,
+    const struct refusal *r)
 {
-	char	 hash[7 + SHA256_HEX + 1];
-	json_t	*ev;
+	struct server	*srv = rq->srv;
+	const char	*principal = rq->principal;
+	char		 hash[7 + SHA256_HEX + 1];
+	json_t		*ev;
 
 	ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s*, s:s*}", "event",
 	    "call_refused", "principal", principal, "reason", reason, "tool",
@@ -175,7 +200,7 @@ refuse(struct server *srv, const char *principal, const char *tool,
 	}
 	if (ev != NULL && r->argv != NULL)
 		json_object_set(ev, "argv", (json_t *)r->argv);
-	server_audit(srv, ev);
+	server_audit(srv, with_client(rq, ev));
 	counters_call(&srv->counters, tool, COUNT_REFUSED);
 }
 
@@ -210,6 +235,7 @@ inline_images(struct pycall *pc, const char *sid, json_t *content,
 		base64_encode((const uint8_t *)data, len, b64);
 		json_array_append_new(content, json_pack("{s:s, s:s, s:s}",
 		    "type", "image", "data", b64, "mimeType", mime));
+		deliver_record(pc->rq, sid, name, data, len, mime, "inline");
 		free(b64);
 		free(data);
 	}
@@ -262,7 +288,7 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		if (pc->argv != NULL)
 			json_object_set(ev, "argv", pc->argv);
 	}
-	server_audit(pc->srv, ev);
+	server_audit(pc->srv, with_client(pc->rq, ev));
 }
 
 static void
@@ -474,12 +500,12 @@ py_started(void *arg, int audited, const char *audit_err)
 		    "unavailable (%s)", audit_err);
 		outcome = COUNT_REFUSED;
 	} else if (pc->rq->cancelled) {
-		server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, "
-		    "s:s, s:I}", "event", "call_refused", "principal",
-		    pc->principal, "reason", "cancelled before it ran", "tool",
-		    pc->tool, "severity", "info", "session_id", pc->sid,
-		    "code_hash", pc->code_hash, "code_size",
-		    (json_int_t)pc->code_size));
+		server_audit(srv, with_client(pc->rq, json_pack("{s:s, s:s, "
+		    "s:s, s:s, s:s, s:s, s:s, s:I}", "event", "call_refused",
+		    "principal", pc->principal, "reason", "cancelled before it "
+		    "ran", "tool", pc->tool, "severity", "info", "session_id",
+		    pc->sid, "code_hash", pc->code_hash, "code_size",
+		    (json_int_t)pc->code_size)));
 		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
 		goto out;
 	} else if (s == NULL || srv->stopping)
@@ -549,11 +575,12 @@ start_call(struct tool_req *rq, struct session *s,
 	session_hold(s, 1);
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */
-	if (server_audit_sync(srv, json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, "
-	    "s:s, s:s%}", "event", "execution_started", "principal",
-	    rq->principal, "session_id", pc->sid, "code_hash", pc->code_hash,
-	    "code_size", (json_int_t)len, "pattern_hits", pc->hits, "tool", tool,
-	    "code", code, len), py_started, pc, err, sizeof(err)) == -1)
+	if (server_audit_sync(srv, with_client(rq, json_pack("{s:s, s:s, s:s, "
+	    "s:s, s:I, s:O, s:s, s:s%}", "event", "execution_started",
+	    "principal", rq->principal, "session_id", pc->sid, "code_hash",
+	    pc->code_hash, "code_size", (json_int_t)len, "pattern_hits",
+	    pc->hits, "tool", tool, "code", code, len)), py_started, pc, err,
+	    sizeof(err)) == -1)
 		py_started(pc, 0, err);
 }
 
@@ -612,7 +639,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 			    "id"))) != NULL && strcmp(id, rule) == 0)
 				severity = json_string_value(json_object_get(h,
 				    "severity"));
-		refuse(srv, rq->principal, "execute_python", deny == 1 ?
+		refuse(rq, "execute_python", deny == 1 ?
 		    "pattern rule denies this code" :
 		    "the pattern scan did not finish", &(struct refusal){
 		    .rule = rule, .severity = severity ? severity : "critical",
@@ -629,9 +656,9 @@ execute_python(struct tool_req *rq, const json_t *args,
 		    "in the audit trail)", "rule", json_object_get(h, "id"),
 		    "severity", json_object_get(h, "severity"), "line",
 		    json_object_get(h, "line")));
-	if (sid == NULL && (s = session_create(srv, rq->principal, err,
+	if (sid == NULL && (s = tool_session_create(rq, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "execute_python", err,
+		refuse(rq, "execute_python", err,
 		    &(struct refusal){ .code = code, .code_len = len });
 		tool_error(rq, "%s", err);
 		json_decref(hits);
@@ -755,15 +782,15 @@ run_command(struct tool_req *rq, const json_t *args,
 	argv = json_pack("{s:s, s:O}", "command", name, "args", cargs);
 	if ((path = commands_check(srv->commands, name, cargs, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "run_command", err, &(struct refusal){
+		refuse(rq, "run_command", err, &(struct refusal){
 		    .session_id = sid, .argv = argv });
 		tool_error(rq, "refused: %s", err);
 		goto out;
 	}
 	/* Without a session, a sandbox of its own that goes afterwards. */
-	if (sid == NULL && (s = session_create(srv, rq->principal, err,
+	if (sid == NULL && (s = tool_session_create(rq, err,
 	    sizeof(err))) == NULL) {
-		refuse(srv, rq->principal, "run_command", err,
+		refuse(rq, "run_command", err,
 		    &(struct refusal){ .argv = argv });
 		tool_error(rq, "%s", err);
 		goto out;

@@ -33,6 +33,28 @@ enum tool_fault {
 
 struct tool_req;
 
+#define CLIENT_NAME_MAX		128	/* clientInfo.name, as given */
+#define CLIENT_VERSION_MAX	64
+#define CLIENT_ADDR_MAX		64	/* an IPv6 address in text */
+#define CLIENT_AUTH_MAX		16
+#define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
+
+/*
+ * Who is asking, for the audit trail: what the client says it is
+ * (initialize's clientInfo, unverified), where it connects from (HTTP),
+ * and how it proved its principal.  The protocol and the transport fill
+ * it; tools only read it.  Room for issuer, subject, client id and a
+ * certificate fingerprint when OAuth and mTLS arrive (transport/).
+ */
+struct tool_client {
+	char		 name[CLIENT_NAME_MAX];		/* "" if not given */
+	char		 version[CLIENT_VERSION_MAX];
+	char		 transport[8];			/* stdio, http */
+	char		 remote_addr[CLIENT_ADDR_MAX];	/* "" on stdio */
+	unsigned	 remote_port;
+	char		 auth[CLIENT_AUTH_MAX];		/* bearer, local */
+};
+
 /* The protocol's side of a request. */
 struct tool_port {
 	void	(*result)(struct tool_req *, json_t *result);	/* stolen */
@@ -50,6 +72,8 @@ struct tool_req {
 	const struct tool_port	*port;
 	struct server		*srv;
 	const char		*principal;
+	const struct tool_client *client;	/* NULL: none known */
+	char			 request_id[TOOL_REQUEST_ID_MAX];
 	int			 cancelled;	/* the client cancelled it */
 	/* Set by a tool that runs on: called (once) on cancellation. */
 	void			(*cancel)(struct tool_req *);
@@ -64,6 +88,22 @@ void	tool_drop(struct tool_req *);
 void	tool_notify(struct tool_req *, const char *method, json_t *params);
 void	tool_log(struct tool_req *, const char *level, json_t *data);
 int	tool_reachable(struct tool_req *);
+
+/* The client as an audit record's "client" object (new reference). */
+json_t	*tool_client_json(const struct tool_client *);
+
+/*
+ * An artifact or workspace file left a sandbox through `how`
+ * (resources/read, inline, read_file): audited as artifact_delivered with
+ * the client and the request it answered (tools/deliver.c).  Refusals
+ * are artifact_refused, at most DELIVER_REFUSALS_PER_S a second.
+ */
+#define DELIVER_REFUSALS_PER_S	10
+void	deliver_record(struct tool_req *, const char *session_id,
+	    const char *name, const char *data, size_t len, const char *mime,
+	    const char *how);
+void	deliver_refused(struct tool_req *, const char *session_id,
+	    const char *name, const char *how, const char *reason);
 
 /* The tool definitions (new reference). */
 json_t	*tools_list(struct server *);

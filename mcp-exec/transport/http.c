@@ -242,6 +242,29 @@ refusal(struct http_tr *tr, struct evhttp_request *req, const char *principal,
 	tr->refusals_unaudited = 0;
 }
 
+/*
+ * Where the MCP session's client connects from and how it proved its
+ * principal, fixed when the session is made (later requests must carry
+ * the same principal; their address may change with the connection).
+ */
+static void
+http_client_peer(struct http_tr *tr, struct evhttp_request *req,
+    struct tool_client *c)
+{
+	ev_uint16_t	 port = 0;
+	char		*addr = NULL;
+
+	snprintf(c->transport, sizeof(c->transport), "http");
+	snprintf(c->auth, sizeof(c->auth), "%s",
+	    principals_count(tr->srv->principals) ? "bearer" : "local");
+	evhttp_connection_get_peer(evhttp_request_get_connection(req), &addr,
+	    &port);
+	if (addr != NULL) {
+		snprintf(c->remote_addr, sizeof(c->remote_addr), "%s", addr);
+		c->remote_port = port;
+	}
+}
+
 /* The caller's principal, or NULL after replying 401 (or 400). */
 static const char *
 authenticate(struct http_tr *tr, struct evhttp_request *req, const char *host)
@@ -481,6 +504,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
 		s = http_sess_new(tr, principal);
+		http_client_peer(tr, req, &s->conn->client);
 		post_request(s, req, msg, body, len, sse);
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)

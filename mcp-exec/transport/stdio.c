@@ -154,6 +154,9 @@ transport_stdio_start(struct server *srv)
 	t->srv = srv;
 	t->conn = mcp_conn_new(srv, srv->conf.server.local_principal,
 	    stdio_send, t);
+	snprintf(t->conn->client.transport, sizeof(t->conn->client.transport),
+	    "stdio");
+	snprintf(t->conn->client.auth, sizeof(t->conn->client.auth), "local");
 	if (pollable(STDOUT_FILENO)) {
 		if (evutil_make_socket_nonblocking(STDOUT_FILENO) == -1 ||
 		    (t->out = bufferevent_socket_new(srv->base, STDOUT_FILENO,

@@ -80,8 +80,8 @@ fake_run_cb(evutil_socket_t fd, short ev, void *arg)
 }
 
 struct session *
-session_create(struct server *sv, const char *principal, char *err,
-    size_t errlen)
+session_create(struct server *sv, const char *principal,
+    const json_t *client, char *err, size_t errlen)
 {
 	struct session	*s;
 	static unsigned	 n;

@@ -1,0 +1,109 @@
+/*
+ * Where each artifact went: one artifact_delivered record for every file
+ * that leaves a sandbox towards a client (resources/read, an inline image,
+ * read_file), and artifact_refused for reads turned down.  Trusts the
+ * bytes it is given to be exactly what is sent; the client fields are the
+ * client's own claims except the address and the principal.
+ */
+#include <string.h>
+
+#include "hash.h"
+#include "sessions/session.h"
+#include "tools.h"
+#include "util.h"
+
+#define DELIVER_NAME_MAX	1024	/* an artifact name in a record */
+
+/* Refusals a second, server-wide (one event loop thread owns this). */
+static struct {
+	uint64_t	sec;
+	unsigned	count;
+	json_int_t	left_out;	/* reported in the next record */
+} deliver_rate;
+
+json_t *
+tool_client_json(const struct tool_client *c)
+{
+	json_t	*o;
+
+	if (c == NULL)
+		return json_object();
+	o = json_pack("{s:s, s:s, s:s}", "name", c->name, "version",
+	    c->version, "transport", c->transport);
+	if (o != NULL && c->remote_addr[0] != '\0') {
+		json_object_set_new(o, "remote_addr",
+		    json_string(c->remote_addr));
+		json_object_set_new(o, "remote_port",
+		    json_integer(c->remote_port));
+	}
+	if (o != NULL && c->auth[0] != '\0')
+		json_object_set_new(o, "auth", json_string(c->auth));
+	return o;
+}
+
+/* What every delivery record says about the request and who sent it. */
+static json_t *
+deliver_base(struct tool_req *rq, const char *event, const char *sid,
+    const char *name, const char *how)
+{
+	char	 sbuf[SESSION_ID_MAX], nbuf[DELIVER_NAME_MAX];
+
+	/* A refused read's names are the client's: printable ASCII only. */
+	snprintf(sbuf, sizeof(sbuf), "%s", sid ? sid : "");
+	snprintf(nbuf, sizeof(nbuf), "%s", name ? name : "");
+	str_ascii(sbuf);
+	str_ascii(nbuf);
+	return json_pack("{s:s, s:s, s:s*, s:s, s:s, s:o, s:s}", "event",
+	    event, "principal", rq->principal, "session_id", sid ? sbuf : NULL,
+	    "artifact", nbuf, "how", how, "client",
+	    tool_client_json(rq->client), "request", rq->request_id);
+}
+
+void
+deliver_record(struct tool_req *rq, const char *sid, const char *name,
+    const char *data, size_t len, const char *mime, const char *how)
+{
+	char	 hash[7 + SHA256_HEX + 1];
+	json_t	*ev;
+
+	memcpy(hash, "sha256:", 7);
+	sha256_hex(data, len, hash + 7);
+	if ((ev = deliver_base(rq, "artifact_delivered", sid, name,
+	    how)) != NULL) {
+		json_object_set_new(ev, "sha256", json_string(hash));
+		json_object_set_new(ev, "size", json_integer((json_int_t)len));
+		json_object_set_new(ev, "mime", json_string(mime ? mime :
+		    "application/octet-stream"));
+	}
+	server_audit(rq->srv, ev);
+}
+
+/*
+ * A client probing names or sessions must not flood the trail: at most
+ * DELIVER_REFUSALS_PER_S a second, the rest counted in the next one.
+ */
+void
+deliver_refused(struct tool_req *rq, const char *sid, const char *name,
+    const char *how, const char *reason)
+{
+	uint64_t	 sec = mono_ms() / 1000;
+	json_t		*ev;
+
+	if (sec != deliver_rate.sec) {
+		deliver_rate.sec = sec;
+		deliver_rate.count = 0;
+	}
+	if (deliver_rate.count++ >= DELIVER_REFUSALS_PER_S) {
+		deliver_rate.left_out++;
+		return;
+	}
+	if ((ev = deliver_base(rq, "artifact_refused", sid, name,
+	    how)) != NULL) {
+		json_object_set_new(ev, "reason", json_string(reason));
+		json_object_set_new(ev, "severity", json_string("warning"));
+		json_object_set_new(ev, "unaudited_before",
+		    json_integer(deliver_rate.left_out));
+	}
+	server_audit(rq->srv, ev);
+	deliver_rate.left_out = 0;
+}
