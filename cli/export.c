@@ -97,6 +97,17 @@ static const struct rule rules[] = {
 	    { "api" }, { "denied" }, OUT_FAILURE,
 	    OC_API, 99, "Other", 3, CTL_NONE,
 	    "call by {principal} refused: {reason}", "{reason}" },
+	/* An artifact leaving a sandbox is a file read by the client. */
+	{ "artifact_delivered", 0, 0,
+	    { "file" }, { "access" }, OUT_SUCCESS,
+	    OC_FILE, 2, "Read", 1, CTL_ALLOWED,
+	    "artifact {artifact} of session {session_id} delivered to "
+	    "{principal} by {how}", NULL },
+	{ "artifact_refused", 0, 0,
+	    { "file" }, { "access" }, OUT_FAILURE,
+	    OC_FILE, 2, "Read", 3, CTL_BLOCKED,
+	    "read of artifact {artifact} by {principal} refused: {reason}",
+	    "{reason}" },
 	{ "egress_denied", 0, 0,
 	    { "network" }, { "connection", "denied" }, OUT_FAILURE,
 	    OC_NETWORK, 5, "Refuse", 3, CTL_BLOCKED,
@@ -612,16 +623,37 @@ export_dst_ip(const json_t *obj)
  * (bare, as libevent gives it, or with remote_port beside it).
  */
 const char *
-export_src_ip(const json_t *obj, const char **port_key)
+export_src_ip(const json_t *obj, const json_t **from, const char **port_key)
 {
+	const json_t	*client = json_object_get(obj, "client");
 	const char	*s;
 
+	*from = obj;
 	if ((s = export_ip(obj, "src_ip")) != NULL) {
 		*port_key = "src_port";
 		return s;
 	}
 	*port_key = "remote_port";
-	return export_ip(obj, "remote_addr");
+	if ((s = export_ip(obj, "remote_addr")) != NULL)
+		return s;
+	/* mcp-exec's calls: the MCP client's address, when over HTTP. */
+	if (json_is_object(client) && (s = export_ip(client,
+	    "remote_addr")) != NULL) {
+		*from = client;
+		return s;
+	}
+	return NULL;
+}
+
+const char *
+export_file_sha256(const json_t *obj)
+{
+	const char	*s = export_get_str(obj, "sha256");
+
+	if (s == NULL || strncmp(s, CODE_HASH_PREFIX,
+	    strlen(CODE_HASH_PREFIX)) != 0)
+		return NULL;
+	return s + strlen(CODE_HASH_PREFIX);
 }
 
 const char *

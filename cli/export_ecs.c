@@ -4,6 +4,7 @@
  * field is type-checked here before it lands in a schema field.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -47,10 +48,33 @@ put_id(struct doc *d, const char *path, const json_t *v)
 		    json_integer_value(v)));
 }
 
+/*
+ * The MCP client as it named itself (clientInfo: a claim, like an HTTP
+ * User-Agent), and a delivered artifact as the file read.
+ */
+static void
+ecs_client(struct doc *d, const json_t *o)
+{
+	const json_t	*c = json_object_get(o, "client");
+	const char	*s;
+
+	if ((s = export_get_str(c, "name")) != NULL && s[0] != '\0')
+		export_put(d, "user_agent.name", json_string(s));
+	if ((s = export_get_str(c, "version")) != NULL && s[0] != '\0')
+		export_put(d, "user_agent.version", json_string(s));
+	if (strncmp(export_get_str(o, "event") ? export_get_str(o, "event") :
+	    "", "artifact_", 9) != 0)
+		return;
+	export_put_str_from(d, "file.name", o, "artifact");
+	export_put_int_from(d, "file.size", o, "size", 0, INT64_MAX);
+	export_put_str_from(d, "file.mime_type", o, "mime");
+	export_put_str(d, "file.hash.sha256", export_file_sha256(o));
+}
+
 static void
 ecs_fields(struct doc *d, const struct record *r)
 {
-	const json_t	*o = r->obj, *v, *w;
+	const json_t	*o = r->obj, *v, *w, *from;
 	const char	*s, *port_key;
 	json_t		*t;
 	json_int_t	 n;
@@ -70,11 +94,12 @@ ecs_fields(struct doc *d, const struct record *r)
 	export_put_str_from(d, "process.name", o, "program");
 	export_put_str_from(d, "container.image.name",
 	    json_object_get(o, "sandbox"), "image");
-	if ((s = export_src_ip(o, &port_key)) != NULL) {
+	if ((s = export_src_ip(o, &from, &port_key)) != NULL) {
 		export_put(d, "source.ip", json_string(s));
-		export_put_int_from(d, "source.port", o, port_key, 0,
+		export_put_int_from(d, "source.port", from, port_key, 0,
 		    EXPORT_PORT_MAX);
 	}
+	ecs_client(d, o);
 	export_put_str(d, "destination.ip", export_dst_ip(o));
 	export_put_int_from(d, "destination.port", o, "dst_port", 0,
 	    EXPORT_PORT_MAX);

@@ -49,6 +49,7 @@ enum oclass {
 	OC_API,
 	OC_AUTH,
 	OC_CONFIG,
+	OC_FILE,
 };
 
 /* Extra mappings a rule turns on. */
@@ -123,8 +124,12 @@ int		 export_get_int(const json_t *obj, const char *key,
 const char	*export_ip(const json_t *obj, const char *key);
 /* dst_ip when it parses as an IPv4 or IPv6 address, else NULL. */
 const char	*export_dst_ip(const json_t *obj);
-/* The source address (src_ip or remote_addr) and its port's key, or NULL. */
-const char	*export_src_ip(const json_t *obj, const char **port_key);
+/* The source address (src_ip, remote_addr, client.remote_addr), the
+ * object and key of its port, or NULL. */
+const char	*export_src_ip(const json_t *obj, const json_t **from,
+		    const char **port_key);
+/* A delivered file's sha256 in hex without the prefix, or NULL. */
+const char	*export_file_sha256(const json_t *obj);
 /* The hex digits of a "sha256:" code_hash, else NULL. */
 const char	*export_code_sha256(const json_t *obj);
 /* proto in lowercase, or NULL when it is longer than any protocol name. */

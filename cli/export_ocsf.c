@@ -58,6 +58,7 @@ static const struct ocsf_class ocsf_classes[] = {
 	[OC_AUTH] =	 { 3002, "Authentication", 3,
 			   "Identity & Access Management" },
 	[OC_CONFIG] =	 { 5019, "Device Config State Change", 5, "Discovery" },
+	[OC_FILE] =	 { 1001, "File System Activity", 1, "System Activity" },
 };
 
 static const char *const ocsf_severities[] = {
@@ -81,11 +82,12 @@ put_device(struct doc *d, const char *hostname)
 static void
 put_src(struct doc *d, const json_t *o, const char *hostname, int local)
 {
+	const json_t	*from;
 	const char	*ip, *port_key;
 
-	if ((ip = export_src_ip(o, &port_key)) != NULL) {
+	if ((ip = export_src_ip(o, &from, &port_key)) != NULL) {
 		export_put(d, "src_endpoint.ip", json_string(ip));
-		export_put_int_from(d, "src_endpoint.port", o, port_key, 0,
+		export_put_int_from(d, "src_endpoint.port", from, port_key, 0,
 		    EXPORT_PORT_MAX);
 	}
 	if (local || ip == NULL)
@@ -207,6 +209,38 @@ ocsf_auth(struct doc *d, const struct record *r, const char *hostname)
 	export_put_str(d, "dst_endpoint.hostname", hostname);
 }
 
+/*
+ * An artifact read by a client: the file, the client as the actor's app
+ * (File System Activity has no src_endpoint: the address stays in
+ * unmapped.client), the MCP request as the api.
+ */
+static void
+ocsf_file(struct doc *d, const struct record *r, const char *hostname)
+{
+	const json_t	*o = r->obj, *c = json_object_get(o, "client");
+	const char	*hex, *name, *ver;
+
+	export_put_str_from(d, "file.name", o, "artifact");
+	export_put(d, "file.type_id", json_integer(OCSF_REGULAR_FILE));
+	export_put(d, "file.type", json_string("Regular File"));
+	export_put_int_from(d, "file.size", o, "size", 0, INT64_MAX);
+	export_put_str_from(d, "file.mime_type", o, "mime");
+	if ((hex = export_file_sha256(o)) != NULL)
+		export_put(d, "file.hashes", json_pack("[{s:i, s:s, s:s}]",
+		    "algorithm_id", OCSF_SHA256, "algorithm", "SHA-256",
+		    "value", hex));
+	if ((name = export_get_str(c, "name")) != NULL && name[0] != '\0') {
+		ver = export_get_str(c, "version");
+		export_put(d, "actor.app_name", ver && ver[0] ? json_sprintf(
+		    "%s %s", name, ver) : json_string(name));
+	}
+	export_put_str_from(d, "api.operation", o, "how");
+	if (export_get_str(o, "request") != NULL &&
+	    export_get_str(o, "request")[0] != '\0')
+		export_put_str_from(d, "api.request.uid", o, "request");
+	put_device(d, hostname);
+}
+
 static void
 ocsf_class_fields(struct doc *d, const struct record *r, const char *hostname)
 {
@@ -244,6 +278,9 @@ ocsf_class_fields(struct doc *d, const struct record *r, const char *hostname)
 			export_put(d, "state", json_string("Enabled"));
 		}
 		put_device(d, hostname);
+		break;
+	case OC_FILE:
+		ocsf_file(d, r, hostname);
 		break;
 	case OC_BASE:
 		break;

@@ -52,6 +52,9 @@ static const char *const cases[] = {
 	"audit_resumed",
 	"unknown_event",
 	"session_evicted",
+	"artifact_delivered",
+	"artifact_refused",
+	"code_execution_http",
 };
 
 static const struct {

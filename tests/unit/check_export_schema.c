@@ -398,6 +398,7 @@ static const struct {
 	{ "writer_refused", "Authentication" },
 	{ "call_refused", "API Activity" },
 	{ "session_", "API Activity" },
+	{ "artifact_", "File System Activity" },
 	{ "policy_load", "Device Config State Change" },
 	{ "daemon_", "Application Lifecycle" },
 	/* The daemon's own bookkeeping has no OCSF class of its own. */

@@ -16,12 +16,13 @@ import yaml
 ECS_SETS = ["@timestamp", "message", "ecs", "event", "process", "source",
             "destination", "client", "network", "dns", "user", "group",
             "host", "observer", "rule", "container", "related", "labels",
-            "tags", "file", "url", "service"]
+            "tags", "file", "url", "service", "user_agent"]
 ECS_KEEP = ("type", "allowed_values", "normalize", "required")
 
 # OCSF classes per event we emit (category/class file names).
 OCSF_CLASSES = ["base_event", "system/process_activity", "findings/detection_finding",
-                "network/network_activity", "network/dns_activity",
+                "system/file_activity", "network/network_activity",
+                "network/dns_activity",
                 "iam/authentication", "application/application_lifecycle",
                 "application/api_activity",
                 "discovery/device_config_state_change"]
