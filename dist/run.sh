@@ -111,7 +111,7 @@ Try:
   $B/stockade audit status --socket $S/run/auditd.sock
   $B/stockade audit verify $S/audit --pubkey $S/keys/checkpoint.pub --checkpoints $S/offhost
   $B/stockade audit export $S/audit --format ecs
-  $B/mcp-exec run --rules $RULES --state-dir $S/mcp-exec -- \\
+  $B/mcp-exec run --rules $RULES --state-dir $S/mcp-exec --audit-socket $S/run/auditd.sock -- \\
       /usr/bin/python3 -c 'import numpy; print(numpy.arange(5).sum())'
 
 MSG

@@ -20,12 +20,14 @@
 #include "preflight.h"
 #include "reload.h"
 #include "run.h"
+#include "run_audit.h"
 #include "sessions/profile.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
 #include "util.h"
+#include "version.h"
 
 #define DEFAULT_RULES	"/etc/stockade/rules"
 
@@ -40,7 +42,8 @@ usage(void)
 	    "                [--netguard-socket PATH]\n"
 	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
-	    "[--artifacts DIR] -- CMD [ARG...]\n");
+	    "[--artifacts DIR]\n"
+	    "                    [--audit-socket PATH] -- CMD [ARG...]\n");
 	exit(2);
 }
 
@@ -83,15 +86,18 @@ cmd_run(int argc, char *argv[])
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "artifacts", required_argument, NULL, 'a' },
+		{ "audit-socket", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct run_audit	 ra;
 	struct mcpexec_conf	 conf;
 	struct profile		 prof;
 	struct run_request	 rq;
 	struct seccomp_prog	 filter;
 	const char		*rules = DEFAULT_RULES, *profile = NULL;
-	const char		*state = NULL;
-	char			 err[1024];
+	const char		*state = NULL, *sock = NULL;
+	char			 err[1024], id[SANDBOX_ID_HEX + 1];
+	char			 session[SANDBOX_ID_HEX + 8];
 	uint64_t		 v;
 	json_t			*result;
 	int			 ch;
@@ -125,6 +131,14 @@ cmd_run(int argc, char *argv[])
 		case 'a':
 			rq.artifacts_dir = optarg;
 			break;
+		case 'A':
+			if (optarg[0] != '/') {
+				fprintf(stderr, "mcp-exec: --audit-socket takes "
+				    "an absolute path\n");
+				return 2;
+			}
+			sock = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -146,7 +160,19 @@ cmd_run(int argc, char *argv[])
 	rq.seccomp = &filter;
 	rq.argv = (const char *const *)argv + optind;
 	rq.caller_argv = argv;
+	/* Audited under the sandbox's id, before anything runs. */
+	sandbox_new_id(id);
+	rq.id = id;
+	snprintf(session, sizeof(session), "run-%s", id);
+	if (run_audit_start(&ra, &rq, sock ? sock :
+	    conf.server.audit_socket, session, err, sizeof(err)) == -1) {
+		sandbox_seccomp_free(&filter);
+		fprintf(stderr, "mcp-exec: not run: the audit trail is "
+		    "unavailable (%s)\n", err);
+		return 1;
+	}
 	result = run_once(&rq, err, sizeof(err));
+	run_audit_end(&ra, &rq, session, result, result ? NULL : err);
 	sandbox_seccomp_free(&filter);
 	if (result == NULL) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
@@ -294,6 +320,11 @@ cmd_serve(int argc, char *argv[])
 		fatalx("event_base_new");
 	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
 	    "mcp-exec");
+	/* Like netguard's: a reviewer sees when calls could have happened. */
+	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
+	    "daemon_start", "program", "mcp-exec", "version", STOCKADE_VERSION,
+	    "transport", http != NULL ? "http" : "stdio", "rules_dir",
+	    o->rules_dir));
 	server_audit_loaded(&srv);
 	swept = json_array();
 	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
@@ -323,6 +354,9 @@ cmd_serve(int argc, char *argv[])
 	}
 	sessions_close_all(&srv, "mcp-exec stopped");
 	status_unpublish(&srv);
+	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
+	    "daemon_stop", "program", "mcp-exec", "version", STOCKADE_VERSION,
+	    "transport", http != NULL ? "http" : "stdio"));
 out:
 	transport_http_free(http);
 	for (i = 0; i < 3; i++)

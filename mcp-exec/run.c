@@ -284,7 +284,11 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	/* CPU time as a backstop behind the wall clock. */
 	lim.cpu_seconds = timeout / 1000 + 2;
 	memset(&spec, 0, sizeof(spec));
-	sandbox_new_id(spec.id);
+	/* The caller's id when it audited the run under it already. */
+	if (rq->id != NULL)
+		snprintf(spec.id, sizeof(spec.id), "%s", rq->id);
+	else
+		sandbox_new_id(spec.id);
 	if (xsnprintf(spec.dir, sizeof(spec.dir), "%s/sandboxes/%s",
 	    rq->conf->state_dir, spec.id) == -1) {
 		snprintf(err, errlen, "state_dir too long");

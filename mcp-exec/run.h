@@ -24,6 +24,7 @@ struct run_request {
 	size_t				 nfiles;
 	unsigned			 timeout_ms;	/* 0: the profile's */
 	const char			*artifacts_dir;	/* NULL: state_dir/artifacts/<id> */
+	const char			*id;		/* the sandbox's; NULL: new */
 };
 
 /*

@@ -1,0 +1,183 @@
+/*
+ * `mcp-exec run` in the audit trail, through the blocking client: the
+ * operator's command is recorded as a tool call would be, with the OS
+ * user (getuid, not $USER) as principal.  Trusts the run's result, which
+ * run.c built from bounded, sanitised reads.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "run_audit.h"
+#include "version.h"
+
+/* Sends one record; waits for its ack when sync.  -1 with err. */
+static int
+run_audit_append(struct run_audit *ra, json_t *ev, char *err, size_t errlen)
+{
+	struct audit_ack	 ack;
+	int			 rv = -1;
+
+	if (ev == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (audit_client_append(&ra->ac, ev, &ack, err, errlen) == -1)
+		goto out;
+	if (!ack.ok) {
+		snprintf(err, errlen, "%s: %s", ack.code, ack.message);
+		goto out;
+	}
+	rv = 0;
+out:
+	json_decref(ev);
+	return rv;
+}
+
+int
+run_audit_start(struct run_audit *ra, const struct run_request *rq,
+    const char *sock, const char *session, char *err, size_t errlen)
+{
+	struct passwd	*pw = getpwuid(getuid());
+	json_t		*ev;
+	char		*code;
+	size_t		 i;
+
+	memset(ra, 0, sizeof(*ra));
+	ra->ac.fd = -1;
+	if (pw != NULL)
+		snprintf(ra->principal, sizeof(ra->principal), "user:%s",
+		    pw->pw_name);
+	else
+		snprintf(ra->principal, sizeof(ra->principal), "user:%u",
+		    (unsigned)getuid());
+	ra->argv = json_array();
+	for (i = 0; rq->argv[i] != NULL; i++)
+		json_array_append_new(ra->argv, json_string(rq->argv[i]));
+	ra->client = json_pack("{s:s, s:s, s:s, s:s}", "name", "mcp-exec run",
+	    "version", STOCKADE_VERSION, "transport", "cli", "auth", "os-user");
+	/* The command line stands for the code: hashed (and kept, when
+	 * code.retention says so) like execute_python's. */
+	if ((code = json_dumps(ra->argv, JSON_COMPACT)) == NULL) {
+		snprintf(err, errlen, "argv is not UTF-8");
+		return -1;
+	}
+	ra->code_size = strlen(code);
+	memcpy(ra->code_hash, "sha256:", 7);
+	sha256_hex(code, ra->code_size, ra->code_hash + 7);
+	if (audit_client_open(&ra->ac, sock, err, errlen) == -1)
+		goto unaudited;
+	ra->open = 1;
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[], s:s, s:O, s:O, s:s}",
+	    "event", "execution_started", "principal", ra->principal,
+	    "session_id", session, "code_hash", ra->code_hash, "code_size",
+	    (json_int_t)ra->code_size, "pattern_hits", "tool", "run", "argv",
+	    ra->argv, "client", ra->client, "code", code);
+	if (run_audit_append(ra, ev, err, errlen) == -1)
+		goto unaudited;
+	free(code);
+	return 0;
+unaudited:
+	free(code);
+	if (ra->open)
+		audit_client_close(&ra->ac);
+	ra->open = 0;
+	if (rq->conf->server.audit_required) {
+		json_decref(ra->argv);
+		json_decref(ra->client);
+		ra->argv = ra->client = NULL;
+		return -1;
+	}
+	log_warnx("the audit trail is unavailable (%s): running unaudited "
+	    "(audit_required: false)", err);
+	return 0;
+}
+
+/* Each artifact the run copied out of the sandbox, to the operator. */
+static void
+run_audit_artifacts(struct run_audit *ra, const char *session,
+    const json_t *artifacts)
+{
+	const json_t	*a;
+	const char	*hex;
+	char		 err[256], hash[7 + SHA256_HEX + 1];
+	size_t		 i;
+
+	json_array_foreach(artifacts, i, a) {
+		if ((hex = json_string_value(json_object_get(a, "sha256"))) ==
+		    NULL)
+			continue;
+		snprintf(hash, sizeof(hash), "sha256:%s", hex);
+		if (run_audit_append(ra, json_pack("{s:s, s:s, s:s, s:O, s:s, "
+		    "s:O, s:O, s:s, s:O, s:O, s:s}", "event",
+		    "artifact_delivered", "principal", ra->principal,
+		    "session_id", session, "artifact", json_object_get(a,
+		    "name"), "sha256", hash, "size", json_object_get(a, "size"),
+		    "mime", json_object_get(a, "mime"), "how", "run_artifacts",
+		    "dest", json_object_get(a, "uri"), "client", ra->client,
+		    "request", "run"), err, sizeof(err)) == -1)
+			log_warnx("audit: artifact_delivered: %s", err);
+	}
+}
+
+void
+run_audit_end(struct run_audit *ra, const struct run_request *rq,
+    const char *session, const json_t *result, const char *why)
+{
+	const struct profile	*p = rq->profile;
+	char			 err[256];
+	json_t			*ev, *names;
+	const json_t		*a;
+	size_t			 i;
+
+	if (!ra->open)
+		goto out;
+	names = json_array();
+	json_array_foreach(json_object_get(result, "artifacts"), i, a)
+		json_array_append_new(names, json_pack("{s:O, s:O, s:O, s:O}",
+		    "name", json_object_get(a, "name"), "sha256",
+		    json_object_get(a, "sha256"), "size", json_object_get(a,
+		    "size"), "mime", json_object_get(a, "mime")));
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:{s:s, s:s}, s:O*, s:s, "
+	    "s:I, s:I, s:I, s:I, s:o, s:s, s:s, s:s, s:O, s:O, s:s}",
+	    "event", "code_execution", "principal", ra->principal,
+	    "session_id", session, "code_hash", ra->code_hash, "code_size",
+	    (json_int_t)ra->code_size, "sandbox", "runtime", "namespaces",
+	    "image", "host-usr", "limits", json_object_get(result, "limits"),
+	    "network", p->network,
+	    "exit_code", result ? json_integer_value(json_object_get(result,
+	    "exit_code")) : (json_int_t)-1, "duration_ms",
+	    json_integer_value(json_object_get(result, "duration_ms")),
+	    "stdout_bytes", json_integer_value(json_object_get(result,
+	    "stdout_bytes")), "stderr_bytes", json_integer_value(
+	    json_object_get(result, "stderr_bytes")), "artifacts", names,
+	    "decision", "allow", "profile", p->name, "tool", "run", "argv",
+	    ra->argv, "client", ra->client, "request", "run");
+	/* limits is required: a run that never started has the profile's. */
+	if (ev != NULL && json_object_get(ev, "limits") == NULL)
+		json_object_set_new(ev, "limits", json_pack("{s:f, s:I, s:i}",
+		    "cpu", p->limits.cpu_millis / 1000.0, "mem_mb",
+		    (json_int_t)(p->limits.memory >> 20), "pids",
+		    (int)p->limits.pids));
+	if (ev != NULL) {
+		json_object_set_new(ev, "end", json_string(result == NULL ?
+		    "not_started" : json_is_true(json_object_get(result,
+		    "timed_out")) ? "timeout" : "exited"));
+		if (why != NULL)
+			json_object_set_new(ev, "reason", json_string(why));
+	}
+	if (run_audit_append(ra, ev, err, sizeof(err)) == -1)
+		log_warnx("audit: code_execution: %s", err);
+	if (result != NULL)
+		run_audit_artifacts(ra, session, json_object_get(result,
+		    "artifacts"));
+	audit_client_close(&ra->ac);
+	ra->open = 0;
+out:
+	json_decref(ra->argv);
+	json_decref(ra->client);
+	ra->argv = ra->client = NULL;
+}
