@@ -110,6 +110,17 @@ session_find(struct server *sv, const char *id, const char *principal)
 	return NULL;
 }
 
+int
+session_exists(struct server *sv, const char *id)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &sv->sessions, entry)
+		if (strcmp(s->id, id) == 0)
+			return 1;
+	return 0;
+}
+
 const char *
 session_id(const struct session *s)
 {
