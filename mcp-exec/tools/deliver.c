@@ -41,6 +41,16 @@ tool_client_json(const struct tool_client *c)
 	return o;
 }
 
+json_t *
+tool_with_client(struct tool_req *rq, json_t *ev)
+{
+	if (ev != NULL) {
+		json_object_set_new(ev, "client", tool_client_json(rq->client));
+		json_object_set_new(ev, "request", json_string(rq->request_id));
+	}
+	return ev;
+}
+
 /* What every delivery record says about the request and who sent it. */
 static json_t *
 deliver_base(struct tool_req *rq, const char *event, const char *sid,

@@ -140,17 +140,6 @@ check_args(struct tool_req *rq, const json_t *args,
 	return 0;
 }
 
-/* An audit record of this request says which client sent it. */
-static json_t *
-with_client(struct tool_req *rq, json_t *ev)
-{
-	if (ev != NULL) {
-		json_object_set_new(ev, "client", tool_client_json(rq->client));
-		json_object_set_new(ev, "request", json_string(rq->request_id));
-	}
-	return ev;
-}
-
 /* A session for this request: its session_created names the client. */
 static struct session *
 tool_session_create(struct tool_req *rq, char *err, size_t errlen)
@@ -200,7 +189,7 @@ refuse(struct tool_req *rq, const char *tool, const char *reason,
 	}
 	if (ev != NULL && r->argv != NULL)
 		json_object_set(ev, "argv", (json_t *)r->argv);
-	server_audit(srv, with_client(rq, ev));
+	server_audit(srv, tool_with_client(rq, ev));
 	counters_call(&srv->counters, tool, COUNT_REFUSED);
 }
 
@@ -288,7 +277,7 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		if (pc->argv != NULL)
 			json_object_set(ev, "argv", pc->argv);
 	}
-	server_audit(pc->srv, with_client(pc->rq, ev));
+	server_audit(pc->srv, tool_with_client(pc->rq, ev));
 }
 
 static void
@@ -500,7 +489,7 @@ py_started(void *arg, int audited, const char *audit_err)
 		    "unavailable (%s)", audit_err);
 		outcome = COUNT_REFUSED;
 	} else if (pc->rq->cancelled) {
-		server_audit(srv, with_client(pc->rq, json_pack("{s:s, s:s, "
+		server_audit(srv, tool_with_client(pc->rq, json_pack("{s:s, s:s, "
 		    "s:s, s:s, s:s, s:s, s:s, s:I}", "event", "call_refused",
 		    "principal", pc->principal, "reason", "cancelled before it "
 		    "ran", "tool", pc->tool, "severity", "info", "session_id",
@@ -575,7 +564,7 @@ start_call(struct tool_req *rq, struct session *s,
 	session_hold(s, 1);
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */
-	if (server_audit_sync(srv, with_client(rq, json_pack("{s:s, s:s, s:s, "
+	if (server_audit_sync(srv, tool_with_client(rq, json_pack("{s:s, s:s, s:s, "
 	    "s:s, s:I, s:O, s:s, s:s%}", "event", "execution_started",
 	    "principal", rq->principal, "session_id", pc->sid, "code_hash",
 	    pc->code_hash, "code_size", (json_int_t)len, "pattern_hits",

@@ -91,6 +91,9 @@ int	tool_reachable(struct tool_req *);
 
 /* The client as an audit record's "client" object (new reference). */
 json_t	*tool_client_json(const struct tool_client *);
+/* Adds "client" and "request" to a record of this request; returns ev
+ * (NULL stays NULL). */
+json_t	*tool_with_client(struct tool_req *, json_t *ev);
 
 /*
  * An artifact or workspace file left a sandbox through `how`
