@@ -6,14 +6,21 @@ calls never mixes; variables, imports and /workspace persist between calls.
 Protocol (both ways: a 4-byte big-endian length, then one JSON object):
   driver -> mcp-exec  {"op": "ready", "python": "3.11.2"}          once, at start
   mcp-exec -> driver  {"op": "exec", "id": N, "code": "..."}       + 2 fds (SCM_RIGHTS)
-  driver -> mcp-exec  {"op": "done", "id": N, "status": S, "exit_code": C}
+  driver -> mcp-exec  {"op": "done", "id": N, "status": S, "exit_code": C,
+                       "results": [...]}
       S: ok (0), error (1: uncaught exception, traceback on the call's
       stderr), exit (SystemExit's code), interrupted (130: SIGINT)
+      results: what the cell displayed, as Jupyter would: the trailing
+      expression's value, display(obj) calls and the figures still open
+      (saved to /workspace/figure_N.png), each {type, text, html?, json?,
+      artifact?}.  The exec message's "results_max" bounds their text; the
+      whole message stays under DONE_MAX (DRIVER_MSG_MAX in session.h).
 
 The code runs in this very process, so it can reach the control socket:
 mcp-exec treats everything the driver says as untrusted.  This file is
 mounted read-only.
 """
+import ast
 import builtins
 import json
 import os
@@ -22,9 +29,13 @@ import socket
 import struct
 import sys
 import traceback
+import warnings
 
 CONTROL_FD = 3
 FRAME_MAX = 16 * 1024 * 1024
+DONE_MAX = 64 * 1024 - 1024     # DRIVER_MSG_MAX less room for the envelope
+RESULTS_MAX = 32                # items per call, as mcp-exec caps them
+WORKSPACE = "/workspace"
 HEADER = struct.Struct(">I")
 
 running = False
@@ -70,17 +81,155 @@ def send_frame(sock, obj):
     sock.sendall(HEADER.pack(len(body)) + body)
 
 
+class Results:
+    """What one cell displays, kept within the byte budget mcp-exec set."""
+
+    def __init__(self, budget):
+        self.items = []
+        self.budget = budget
+        self.truncated = False
+
+    def text(self, s, cap):
+        if len(s.encode("utf-8", "backslashreplace")) <= cap:
+            return s
+        self.truncated = True
+        return s.encode("utf-8", "backslashreplace")[:cap].decode(
+            "utf-8", "ignore")
+
+    def add(self, item):
+        if len(self.items) >= RESULTS_MAX:
+            self.truncated = True
+            return
+        cost = sum(len(v.encode("utf-8", "backslashreplace"))
+                   for k, v in item.items() if k in ("text", "html"))
+        if "json" in item:
+            cost += len(json.dumps(item["json"]))
+        if cost > self.budget:
+            self.truncated = True
+            return
+        self.budget -= cost
+        self.items.append(item)
+
+
+results = Results(0)
+
+
+def describe(obj):
+    """One displayed value as a result item: text/plain always, HTML when
+    the object renders itself so (a DataFrame), JSON for plain data."""
+    try:
+        text = repr(obj)
+    except Exception as e:  # noqa: BLE001 - user objects may fail
+        text = "<repr failed: %s>" % type(e).__name__
+    item = {"type": "text", "text": text}
+    html = getattr(obj, "_repr_html_", None)
+    if callable(html) and not isinstance(obj, type):
+        try:
+            h = html()
+        except Exception:  # noqa: BLE001
+            h = None
+        if isinstance(h, str):
+            item["type"] = "html"
+            item["html"] = h
+    if item["type"] == "text" and isinstance(obj, (dict, list)):
+        try:
+            item["json"] = json.loads(json.dumps(obj, allow_nan=False))
+            item["type"] = "json"
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return item
+
+
+def display(*objs, **_kwargs):
+    """IPython's display(): each object becomes a result of this call."""
+    for obj in objs:
+        fig = figure_of(obj)
+        if fig is not None:
+            save_figure(fig)
+        else:
+            results.add(describe(obj))
+
+
+def figure_of(obj):
+    mpl = sys.modules.get("matplotlib.figure")
+    if mpl is not None and isinstance(obj, mpl.Figure):
+        return obj
+    return None
+
+
+saved_figures = set()
+
+
+def save_figure(fig):
+    """A figure as /workspace/figure_N.png (N its number), so it comes back
+    as an artifact; the result names the artifact, never inlines it."""
+    num = getattr(fig, "number", None)
+    if not isinstance(num, int):
+        num = len(saved_figures) + 1
+    name = "figure_%d.png" % num
+    if name in saved_figures:
+        return
+    try:
+        fig.savefig(os.path.join(WORKSPACE, name), format="png")
+    except Exception:  # noqa: BLE001 - a broken figure is the user's
+        traceback.print_exc()
+        return
+    saved_figures.add(name)
+    results.add({"type": "image", "text": "<Figure %s>" % name,
+                 "artifact": name, "mime": "image/png"})
+
+
+def save_open_figures():
+    """Figures still open when the cell ends, as Jupyter's inline backend
+    shows them; closed afterwards, so the next cell starts with none."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return
+    try:
+        for num in plt.get_fignums():
+            save_figure(plt.figure(num))
+        plt.close("all")
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+
+
+def show_value(value, namespace):
+    """The trailing expression's value: printed, kept as _, and a result."""
+    if value is None:
+        return
+    namespace["_"] = value
+    if figure_of(value) is not None:
+        return          # saved with the open figures
+    item = describe(value)
+    print(item["text"])
+    item["main"] = True
+    results.add(item)
+
+
+def split(code):
+    """The cell as (body, last): last is the trailing expression compiled
+    in eval mode (as IPython does), or None."""
+    tree = ast.parse(code, "<cell>", "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+        last = compile(last, "<cell>", "eval")
+    return compile(tree, "<cell>", "exec"), last
+
+
 def run(code, namespace):
     """Runs one cell; returns (status, exit_code)."""
     global running
     try:
-        compiled = compile(code, "<cell>", "exec")
-    except SyntaxError:
+        body, last = split(code)
+    except (SyntaxError, ValueError):
         traceback.print_exc(limit=0)
         return "error", 1
     running = True
     try:
-        exec(compiled, namespace)
+        exec(body, namespace)
+        if last is not None:
+            show_value(eval(last, namespace), namespace)
         return "ok", 0
     except SystemExit as e:
         if e.code is None:
@@ -99,6 +248,19 @@ def run(code, namespace):
         return "error", 1
     finally:
         running = False
+        save_open_figures()
+
+
+def done_message(msg_id, status, code):
+    """The done message, dropping results from the end until it fits."""
+    out = {"op": "done", "id": msg_id, "status": status, "exit_code": code,
+           "results": results.items}
+    if results.truncated:
+        out["results_truncated"] = True
+    while len(json.dumps(out).encode()) > DONE_MAX and out["results"]:
+        out["results"] = out["results"][:-1]
+        out["results_truncated"] = True
+    return out
 
 
 def attach(out_fd, err_fd):
@@ -132,7 +294,13 @@ def main():
                       encoding="utf-8", errors="backslashreplace")
     sys.stderr = open(2, "w", buffering=1, closefd=False,
                       encoding="utf-8", errors="backslashreplace")
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    global results
+    # Figures render to files, never to a display the sandbox lacks; the
+    # warning plt.show() gives on Agg would only confuse.
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    warnings.filterwarnings("ignore", message=".*non-interactive.*")
+    namespace = {"__name__": "__main__", "__builtins__": builtins,
+                 "display": display}
     send_frame(sock, {"op": "ready", "python": sys.version.split()[0]})
     while True:
         try:
@@ -143,11 +311,13 @@ def main():
             for fd in fds:
                 os.close(fd)
             continue
+        budget = msg.get("results_max")
+        results = Results(budget if isinstance(budget, int) else 0)
+        saved_figures.clear()
         attach(fds[0], fds[1])
         status, code = run(str(msg.get("code", "")), namespace)
         detach(devnull)
-        send_frame(sock, {"op": "done", "id": msg.get("id"),
-                          "status": status, "exit_code": code})
+        send_frame(sock, done_message(msg.get("id"), status, code))
 
 
 if __name__ == "__main__":

@@ -22,312 +22,9 @@
 
 #define ARTIFACT_ENTRIES_MAX	65536	/* entries looked at in all */
 #define ARTIFACT_SKIPPED_MAX	256	/* skips listed one by one */
-/*
- * JSON bigger than this is judged by its first character only: parsing
- * costs many times the file's size in memory, and the file is hostile.
- */
-#define ARTIFACT_JSON_PARSE_MAX	(1024 * 1024)
 #define ARTIFACT_READ_FIRST	(64 * 1024)	/* when st_size says 0 */
-#define CSV_RECORDS_MIN		2
 #define DIR_MODE		0750
 #define FILE_MODE		0640
-
-static const struct {
-	const char	*name;
-	const char	*mime;
-} art_types[ART_NTYPES] = {
-	[ART_PNG] =	{ "png",	"image/png" },
-	[ART_JPEG] =	{ "jpeg",	"image/jpeg" },
-	[ART_SVG] =	{ "svg",	"image/svg+xml" },
-	[ART_CSV] =	{ "csv",	"text/csv" },
-	[ART_JSON] =	{ "json",	"application/json" },
-	[ART_TXT] =	{ "txt",	"text/plain" },
-	[ART_HTML] =	{ "html",	"text/html" },
-};
-
-static const uint8_t	png_magic[] = {
-	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a
-};
-static const uint8_t	jpeg_magic[] = { 0xff, 0xd8, 0xff };
-static const uint8_t	utf8_bom[] = { 0xef, 0xbb, 0xbf };
-
-int
-artifact_type_parse(const char *s)
-{
-	int	 t;
-
-	for (t = 0; t < ART_NTYPES; t++)
-		if (strcmp(s, art_types[t].name) == 0)
-			return t;
-	return -1;
-}
-
-const char *
-artifact_type_name(enum artifact_type t)
-{
-	return (unsigned)t < ART_NTYPES ? art_types[t].name : "unknown";
-}
-
-const char *
-artifact_mime(enum artifact_type t)
-{
-	return (unsigned)t < ART_NTYPES ? art_types[t].mime :
-	    "application/octet-stream";
-}
-
-/* ---------------------------------------------------------------- sniff */
-
-/*
- * Length of the well-formed UTF-8 sequence at p, 0 when the buffer ends
- * inside a sequence that could still be well-formed, -1 when ill-formed
- * (overlong, surrogate, past U+10FFFF, stray continuation) or NUL.
- */
-static int
-utf8_step(const uint8_t *p, size_t len)
-{
-	size_t	 n, bad;
-	int	 cut;
-
-	if ((n = utf8_next(p, len, &bad, &cut)) > 0)
-		return (int)n;
-	return cut ? 0 : -1;
-}
-
-/* 1 when p is UTF-8 without NUL; a cut-off last character is fine when the
- * buffer is only the start of the file. */
-static int
-utf8_text(const uint8_t *p, size_t len, int complete)
-{
-	size_t	 i = 0;
-	int	 n;
-
-	while (i < len) {
-		if (p[i] >= 0x01 && p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		if ((n = utf8_step(p + i, len - i)) == -1)
-			return 0;
-		if (n == 0)
-			return !complete;
-		i += (size_t)n;
-	}
-	return 1;
-}
-
-static int
-is_space(uint8_t c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-static size_t
-skip_space(const uint8_t *p, size_t len, size_t i)
-{
-	while (i < len && is_space(p[i]))
-		i++;
-	return i;
-}
-
-static size_t
-skip_bom(const uint8_t *p, size_t len)
-{
-	return len >= sizeof(utf8_bom) &&
-	    memcmp(p, utf8_bom, sizeof(utf8_bom)) == 0 ? sizeof(utf8_bom) : 0;
-}
-
-/* Does p[i..] start with s?  ASCII case folded when nocase. */
-static int
-at(const uint8_t *p, size_t len, size_t i, const char *s, int nocase)
-{
-	size_t	 n = strlen(s), k;
-	uint8_t	 a, b;
-
-	if (i > len || len - i < n)
-		return 0;
-	for (k = 0; k < n; k++) {
-		a = p[i + k];
-		b = (uint8_t)s[k];
-		if (nocase && a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a - 'A' + 'a');
-		if (a != b)
-			return 0;
-	}
-	return 1;
-}
-
-/* The index just past the first `end` at or after i, or 0 when none. */
-static size_t
-past(const uint8_t *p, size_t len, size_t i, const char *end)
-{
-	const uint8_t	*q;
-
-	if (i >= len)
-		return 0;
-	if ((q = memmem(p + i, len - i, end, strlen(end))) == NULL)
-		return 0;
-	return (size_t)(q - p) + strlen(end);
-}
-
-/* After "<!DOCTYPE": the '>' that closes it, stepping over an internal
- * subset in brackets. */
-static size_t
-past_doctype(const uint8_t *p, size_t len, size_t i)
-{
-	int	 depth = 0;
-
-	for (; i < len; i++) {
-		if (p[i] == '[')
-			depth++;
-		else if (p[i] == ']' && depth > 0)
-			depth--;
-		else if (p[i] == '>' && depth == 0)
-			return i + 1;
-	}
-	return 0;
-}
-
-/* A tag name ends at whitespace, '>' or "/>"; "<svgx" is not "<svg". */
-static int
-name_ends(const uint8_t *p, size_t len, size_t i)
-{
-	return i < len && (is_space(p[i]) || p[i] == '>' || p[i] == '/');
-}
-
-/*
- * SVG: after an optional BOM, whitespace, processing instructions (the XML
- * declaration), comments and a doctype, the first element is <svg.  A
- * prolog longer than the window is not recognised.
- */
-static int
-sniff_svg(const uint8_t *p, size_t len)
-{
-	size_t	 i = skip_bom(p, len);
-
-	for (;;) {
-		i = skip_space(p, len, i);
-		if (at(p, len, i, "<?", 0))
-			i = past(p, len, i + 2, "?>");
-		else if (at(p, len, i, "<!--", 0))
-			i = past(p, len, i + 4, "-->");
-		else if (at(p, len, i, "<!doctype", 1))
-			i = past_doctype(p, len, i + 9);
-		else
-			break;
-		if (i == 0)
-			return 0;
-	}
-	return at(p, len, i, "<svg", 0) && name_ends(p, len, i + 4);
-}
-
-/* HTML: after an optional BOM, whitespace and comments, "<!DOCTYPE html"
- * or "<html", in any case. */
-static int
-sniff_html(const uint8_t *p, size_t len)
-{
-	size_t	 i = skip_bom(p, len), j;
-
-	for (;;) {
-		i = skip_space(p, len, i);
-		if (!at(p, len, i, "<!--", 0))
-			break;
-		if ((i = past(p, len, i + 4, "-->")) == 0)
-			return 0;
-	}
-	if (at(p, len, i, "<!doctype", 1)) {
-		j = skip_space(p, len, i + 9);
-		return j > i + 9 && at(p, len, j, "html", 1) &&
-		    name_ends(p, len, j + 4);
-	}
-	return at(p, len, i, "<html", 1) && name_ends(p, len, i + 5);
-}
-
-/*
- * JSON: the first non-space byte opens an object or array; when the buffer
- * is the whole file (and not too big to parse) jansson must accept all of
- * it.
- */
-static int
-sniff_json(const uint8_t *p, size_t len, int complete)
-{
-	json_error_t	 e;
-	json_t		*j;
-	size_t		 i = skip_space(p, len, 0);
-
-	if (i >= len || (p[i] != '{' && p[i] != '['))
-		return 0;
-	if (!complete || len > ARTIFACT_JSON_PARSE_MAX)
-		return 1;
-	if ((j = json_loadb((const char *)p, len, 0, &e)) == NULL)
-		return 0;
-	json_decref(j);
-	return 1;
-}
-
-/*
- * CSV, kept simple: within the first ARTIFACT_SNIFF_LEN bytes, records end
- * at a newline outside double quotes (a quote toggles quoting, so "" inside
- * a quoted field nets out); empty records are ignored; there are at least
- * CSV_RECORDS_MIN others and every one has the same number, at least one,
- * of commas outside quotes.  The last record counts only when it is known
- * to be whole: the window is the entire file and it closes its quotes.
- */
-static int
-sniff_csv(const uint8_t *p, size_t len, int complete)
-{
-	size_t	 wl = len < ARTIFACT_SNIFF_LEN ? len : ARTIFACT_SNIFF_LEN;
-	size_t	 i, start = 0, end, records = 0, commas = 0, want = 0;
-	int	 quoted = 0, whole = complete && len <= ARTIFACT_SNIFF_LEN;
-
-	for (i = 0; i <= wl; i++) {
-		if (i < wl) {
-			if (p[i] == '"')
-				quoted = !quoted;
-			else if (p[i] == ',' && !quoted)
-				commas++;
-			if (p[i] != '\n' || quoted)
-				continue;
-		} else if (!whole)
-			break;
-		else if (quoted)
-			return 0;
-		end = i;
-		if (end > start && p[end - 1] == '\r')
-			end--;
-		if (end > start) {
-			if (commas == 0 || (records > 0 && commas != want))
-				return 0;
-			want = commas;
-			records++;
-		}
-		commas = 0;
-		start = i + 1;
-	}
-	return records >= CSV_RECORDS_MIN;
-}
-
-int
-artifact_sniff(const uint8_t *p, size_t len, int complete)
-{
-	if (len >= sizeof(png_magic) &&
-	    memcmp(p, png_magic, sizeof(png_magic)) == 0)
-		return ART_PNG;
-	if (len >= sizeof(jpeg_magic) &&
-	    memcmp(p, jpeg_magic, sizeof(jpeg_magic)) == 0)
-		return ART_JPEG;
-	/* Everything else is text: every byte given must be UTF-8. */
-	if (!utf8_text(p, len, complete))
-		return -1;
-	if (sniff_svg(p, len < ARTIFACT_SNIFF_LEN ? len : ARTIFACT_SNIFF_LEN))
-		return ART_SVG;
-	if (sniff_html(p, len < ARTIFACT_SNIFF_LEN ? len : ARTIFACT_SNIFF_LEN))
-		return ART_HTML;
-	if (sniff_json(p, len, complete))
-		return ART_JSON;
-	if (sniff_csv(p, len, complete))
-		return ART_CSV;
-	return ART_TXT;
-}
 
 /* ---------------------------------------------------------------- walk */
 
@@ -342,6 +39,7 @@ struct walk {
 	unsigned			 entries;	/* looked at */
 	unsigned			 unlisted;	/* skips not listed */
 	int				 stop;		/* capped */
+	json_int_t			 cur_size;	/* the entry's, for skip() */
 	char				*err;
 	size_t				 errlen;
 };
@@ -369,8 +67,8 @@ skip(struct walk *w, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	if (json_array_append_new(w->skipped, json_pack("{s:s, s:s}",
-	    "name", name, "reason", reason)) == -1)
+	if (json_array_append_new(w->skipped, json_pack("{s:s, s:I, s:s}",
+	    "name", name, "size", w->cur_size, "reason", reason)) == -1)
 		w->unlisted++;
 }
 
@@ -546,11 +244,13 @@ take_file(struct walk *w, int fd, const struct stat *st, int outfd,
 	}
 	if (len > r->max_total - w->total)
 		goto over_total;
-	/* The type comes from exactly the bytes that will be copied. */
+	/* The type comes from exactly the bytes that will be copied; the
+	 * name only tells apart kinds the content leaves open (md, txt). */
 	if ((t = artifact_sniff(data, len, 1)) == -1) {
 		skip(w, rel, "unrecognised content");
 		goto out;
 	}
+	t = artifact_refine(t, data, len, rel);
 	if ((r->types & (1u << t)) == 0) {
 		skip(w, rel, "type %s not allowed", artifact_type_name(t));
 		goto out;
@@ -620,6 +320,9 @@ take_entry(struct walk *w, int dirfd, int outfd, const char *prefix,
 	struct stat	 st;
 	int		 fd, rv = 0;
 
+	/* A size for the skip records: lstat opens nothing. */
+	w->cur_size = fstatat(dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0 ?
+	    (json_int_t)st.st_size : 0;
 	if (xsnprintf(rel, sizeof(rel), "%s%s%s", prefix,
 	    *prefix != '\0' ? "/" : "", e->name) == -1 || !name_safe(rel)) {
 		skip_unsafe(w, prefix, e->name);
@@ -658,6 +361,7 @@ take_entry(struct walk *w, int dirfd, int outfd, const char *prefix,
 		close(fd);
 		return 0;
 	}
+	w->cur_size = (json_int_t)st.st_size;
 	/* The descriptor already is the directory: walking it needs no
 	 * second lookup of the name. */
 	if (S_ISDIR(st.st_mode))
@@ -768,8 +472,8 @@ artifacts_collect(int dirfd, const struct artifact_rules *rules, int outfd,
 		/* The empty name is no file's: it marks the summary. */
 		snprintf(reason, sizeof(reason), "%u more entries not listed",
 		    w.unlisted);
-		json_array_append_new(w.skipped, json_pack("{s:s, s:s}",
-		    "name", "", "reason", reason));
+		json_array_append_new(w.skipped, json_pack("{s:s, s:i, s:s}",
+		    "name", "", "size", 0, "reason", reason));
 	}
 	*found = w.found;
 	*skipped = w.skipped;

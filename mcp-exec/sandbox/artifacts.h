@@ -23,6 +23,13 @@ enum artifact_type {
 	ART_JSON,
 	ART_TXT,
 	ART_HTML,
+	ART_PDF,
+	ART_NPY,
+	ART_NPZ,
+	ART_PARQUET,
+	ART_XLSX,
+	ART_ZIP,
+	ART_MD,
 	ART_NTYPES
 };
 
@@ -44,13 +51,20 @@ const char	*artifact_mime(enum artifact_type);
 /* The type of a file from its first bytes and whether it was all of it;
  * -1 for content of no allowed kind (binary, unknown). */
 int		 artifact_sniff(const uint8_t *p, size_t len, int complete);
+/* Breaks the ties content leaves open with the name: text named *.md is
+ * md; a zip whose entries did not show (only its start was read) named
+ * *.xlsx or *.npz is that.  Returns t otherwise. */
+int		 artifact_refine(int t, const uint8_t *p, size_t len,
+		    const char *name);
+/* "png, jpeg, ..." for messages. */
+void		 artifact_type_list(char *buf, size_t len);
 
 /*
  * Walks the directory dirfd (opened by the caller with O_DIRECTORY |
  * O_NOFOLLOW) recursively.  Each accepted file is copied into outfd (a
  * directory, subdirectories created as needed) and described in *found as
  * {name, uri, mime, size, sha256} with uri = uri_prefix + name; every entry
- * not taken is in *skipped as {name, reason}.  known (may be NULL) maps
+ * not taken is in *skipped as {name, size, reason}.  known (may be NULL) maps
  * names to {sha256} the caller already holds: a file with the same content
  * counts against the caps but is neither copied nor listed.  Returns 0, or
  * -1 with err when the walk itself failed (I/O on our side).

@@ -376,6 +376,7 @@ artifacts_section(struct conf_ctx *ctx, const json_t *o, struct profile *p)
 	const json_t	*v;
 	json_t		*arr;
 	const char	*s;
+	char		 known[256];
 	size_t		 i;
 	int64_t		 n;
 	int		 t;
@@ -393,10 +394,10 @@ artifacts_section(struct conf_ctx *ctx, const json_t *o, struct profile *p)
 		p->artifacts.types = 0;
 		json_array_foreach(arr, i, v) {
 			if (!json_is_string(v) || (t = artifact_type_parse(
-			    json_string_value(v))) == -1)
-				conf_error(ctx, v, "types: one of png, jpeg, "
-				    "svg, csv, json, txt, html");
-			else
+			    json_string_value(v))) == -1) {
+				artifact_type_list(known, sizeof(known));
+				conf_error(ctx, v, "types: one of %s", known);
+			} else
 				p->artifacts.types |= 1u << t;
 		}
 	}

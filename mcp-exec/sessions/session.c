@@ -60,6 +60,8 @@ struct call {
 	int			 interrupt_when_sent;	/* cancelled while sending */
 	int			 driver_died;	/* its control socket closed */
 	const char		*kill_reason;	/* why the session ends */
+	json_t			*results;	/* checked, from "done" */
+	int			 results_truncated;
 };
 
 
@@ -417,6 +419,7 @@ call_free(struct call *c)
 	}
 	if (c->timer != NULL)
 		event_free(c->timer);
+	json_decref(c->results);
 	free(c);
 }
 
@@ -498,6 +501,11 @@ call_finish(struct call *c)
 		session_collect_artifacts(s, &changed, &skipped);
 	r.artifacts = changed ? changed : json_array();
 	r.skipped = skipped;
+	if (c->results == NULL)
+		c->results = json_array();
+	session_results_link(s, c->results);
+	r.results = c->results;
+	r.results_truncated = c->results_truncated;
 	s->call = NULL;
 	s->last_used = mono_ms();
 	c->hooks.done(c->hooks.arg, &r);
@@ -667,6 +675,7 @@ driver_message(struct session *s, json_t *msg)
 		return;
 	c->done = 1;
 	c->exit_code = (int)(json_integer_value(code) & 0xff);
+	c->results = session_results_check(s, msg, &c->results_truncated);
 	if (c->fd[0] == -1 && c->fd[1] == -1) {
 		call_finish(c);
 		return;
@@ -743,8 +752,12 @@ session_exec(struct session *s, const char *code, size_t len,
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
-	msg = json_pack("{s:s, s:I, s:s%}", "op", "exec", "id",
-	    (json_int_t)++s->next_exec, "code", code, len);
+	/* The driver keeps results within what the done message can hold;
+	 * session_results_check holds it to that. */
+	msg = json_pack("{s:s, s:I, s:s%, s:I}", "op", "exec", "id",
+	    (json_int_t)++s->next_exec, "code", code, len, "results_max",
+	    (json_int_t)(s->prof.stdout_max < RESULTS_TEXT_MAX ?
+	    s->prof.stdout_max : RESULTS_TEXT_MAX));
 	fds[0] = po[1];
 	fds[1] = pe[1];
 	/* The frame keeps its own copies of the write ends until sent. */

@@ -22,7 +22,11 @@
 #define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
 #define CALL_DRAIN_MS		500	/* reading after the code is done */
 #define DRIVER_READY_MS		10000	/* the driver's first words */
-#define DRIVER_MSG_MAX		4096	/* a message from the driver */
+/* A message from the driver: a "done" carries the call's results, whose
+ * text the driver keeps within RESULTS_TEXT_MAX (and stdout_max). */
+#define DRIVER_MSG_MAX		(64 * 1024)
+#define RESULTS_TEXT_MAX	(DRIVER_MSG_MAX - 4096)
+#define SESSION_RESULTS_MAX	32	/* result items per call */
 #define CALL_CRASH_WAIT_MS	500	/* for a dead driver's exit status */
 /* The reason a session ends with when its memory limit killed the code. */
 #define SESSION_OOM_REASON	"the code ran out of memory"
@@ -57,6 +61,8 @@ struct call_result {
 	uint64_t	 duration_ms;
 	json_t		*artifacts;	/* new or changed this call (borrowed) */
 	json_t		*skipped;	/* borrowed, may be NULL */
+	json_t		*results;	/* [{type, text, ...}] (borrowed) */
+	int		 results_truncated;
 };
 
 struct call_hooks {
@@ -115,5 +121,30 @@ json_t		*session_resources(struct server *, const char *principal);
 int		 session_artifact(struct server *, const char *principal,
 		    const char *id, const char *name, char **data, size_t *len,
 		    const char **mime);
+
+/* list_files and read_file (session_files.c): the owner's view of the
+ * session's /workspace, hostile files read with care. */
+#define FILES_LIST_MAX		1000	/* entries listed per directory */
+#define FILES_READ_MAX		(256 * 1024)	/* bytes per read_file */
+
+struct session_file {
+	uint8_t		*data;		/* caller frees */
+	size_t		 len;
+	uint64_t	 size;		/* the whole file's, at fstat */
+	int		 eof;		/* nothing past data */
+	const char	*mime;		/* static */
+};
+
+/* [{name, type, size, mtime}] of a directory beneath /workspace (new
+ * reference); NULL with err ("session not found" for anyone else's). */
+json_t		*session_list_files(struct server *, const char *principal,
+		    const char *id, const char *path, int *truncated,
+		    char *err, size_t errlen);
+/* Up to want bytes (at most FILES_READ_MAX) from off of a regular file
+ * beneath /workspace; -1 with err. */
+int		 session_read_file(struct server *, const char *principal,
+		    const char *id, const char *path, uint64_t off,
+		    size_t want, struct session_file *, char *err,
+		    size_t errlen);
 
 #endif

@@ -61,6 +61,13 @@ void	session_end(struct session *, const char *event, const char *reason);
 int	sessions_make_room(struct server *, const char *principal, char *err,
 	    size_t errlen);
 
+/* The driver's results for a call, rebuilt and capped (session_results.c):
+ * a new array; *truncated when some were left out. */
+json_t	*session_results_check(const struct session *, const json_t *done,
+	    int *truncated);
+/* Points image results at their artifacts, dropping those not held. */
+void	 session_results_link(const struct session *, json_t *results);
+
 /* What the last call left in the workspace that is new or changed. */
 void	session_collect_artifacts(struct session *, json_t **changed,
 	    json_t **skipped);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "commands.h"
+#include "sessions/session.h"
 #include "sessions/server.h"
 #include "tools.h"
 
@@ -81,6 +82,24 @@ artifact_schema(void)
 	    "required", "name", "uri", "mime", "size", "sha256");
 }
 
+/* What the cell displayed, as E2B's code interpreter returns it. */
+static json_t *
+results_schema(void)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s, s:[s,s,s,s]}, "
+	    "s:{s:s}, s:{s:s}, s:{}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}, "
+	    "s:[s,s]}}", "type", "array", "description", "each value the code "
+	    "displayed: the trailing expression (main: true), display() calls "
+	    "and figures left open (saved as figure_N.png artifacts); text is "
+	    "the repr, html from _repr_html_, json for plain data",
+	    "items", "type", "object", "properties",
+	    "type", "type", "string", "enum", "text", "image", "html", "json",
+	    "text", "type", "string", "html", "type", "string", "json",
+	    "artifact", "type", "string", "uri", "type", "string", "mime",
+	    "type", "string", "main", "type", "boolean",
+	    "required", "type", "text");
+}
+
 static json_t *
 result_schema(void)
 {
@@ -110,6 +129,17 @@ result_schema(void)
 		    "type", "boolean"));
 		json_object_set_new(props, "message", json_pack("{s:s}",
 		    "type", "string"));
+		json_object_set_new(props, "results", results_schema());
+		json_object_set_new(props, "results_truncated", json_pack(
+		    "{s:s}", "type", "boolean"));
+		json_object_set_new(props, "artifacts_skipped", json_pack(
+		    "{s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}}, "
+		    "s:[s,s,s]}}", "type", "array", "description", "files left "
+		    "in /workspace that did not come back as artifacts, and "
+		    "why (read them with read_file)", "items", "type", "object",
+		    "properties", "name", "type", "string", "size", "type",
+		    "integer", "reason", "type", "string", "required", "name",
+		    "size", "reason"));
 	}
 	return r;
 }
@@ -199,6 +229,77 @@ close_session_tool(void)
 	    "additionalProperties", 0, "annotations", annotations(1, 1));
 }
 
+static json_t *
+list_files_tool(void)
+{
+	char	 desc[TOOL_DESC_MAX];
+
+	snprintf(desc, sizeof(desc), "Lists a directory of a session's "
+	    "/workspace (all of it, not only the files that came back as "
+	    "artifacts): each entry's name, type (file, directory, symlink, "
+	    "other), size in bytes and mtime. path is relative to /workspace "
+	    "(or starts with /workspace/); symlinks are listed, never "
+	    "followed. At most %d entries per directory.", FILES_LIST_MAX);
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, "
+	    "s:s}}, s:[s], s:b}, s:{s:s, s:{s:{s:s}, s:{s:s, s:{s:s, s:{s:{s:s}, "
+	    "s:{s:s, s:[s,s,s,s]}, s:{s:s}, s:{s:s}, s:{s:s}}, s:[s,s,s,s]}}, "
+	    "s:{s:s}}, s:[s,s,s]}, s:o}",
+	    "name", "list_files", "title", "List a session's workspace",
+	    "description", desc,
+	    "inputSchema", "type", "object", "properties", "session_id",
+	    "type", "string", "description", "the session, from an earlier "
+	    "result", "path", "type", "string", "description", "a directory "
+	    "beneath /workspace; the workspace itself by default",
+	    "required", "session_id", "additionalProperties", 0,
+	    "outputSchema", "type", "object", "properties", "path", "type",
+	    "string", "files", "type", "array", "items", "type", "object",
+	    "properties", "name", "type", "string", "type", "type", "string",
+	    "enum", "file", "directory", "symlink", "other", "size", "type",
+	    "integer", "mtime", "type", "string", "hard_link", "type",
+	    "boolean", "required", "name", "type", "size", "mtime",
+	    "truncated", "type", "boolean", "required", "path", "files",
+	    "truncated", "annotations", json_pack("{s:b, s:b, s:b, s:b}",
+	    "readOnlyHint", 1, "destructiveHint", 0, "idempotentHint", 1,
+	    "openWorldHint", 0));
+}
+
+static json_t *
+read_file_tool(void)
+{
+	char	 desc[TOOL_DESC_MAX];
+
+	snprintf(desc, sizeof(desc), "Reads a file the code left in a "
+	    "session's /workspace, of any type or size: text (UTF-8 of a "
+	    "text type) comes as text, anything else as base64 in blob, with "
+	    "its mime type from the content. At most %d bytes per call: "
+	    "pass next_offset as offset for the rest. Regular files only; "
+	    "symlinks and paths leading out of /workspace are refused.",
+	    FILES_READ_MAX);
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s, s:s}, "
+	    "s:{s:s, s:i, s:s}, s:{s:s, s:i, s:i}}, s:[s,s], s:b}, "
+	    "s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}, s:{s:s, s:[s,s]}, s:{s:s}, s:{s:s}}, s:[s,s,s,s,s,s,s]}, "
+	    "s:o}",
+	    "name", "read_file", "title", "Read a file from a session's "
+	    "workspace", "description", desc,
+	    "inputSchema", "type", "object", "properties", "session_id",
+	    "type", "string", "path", "type", "string", "description", "a "
+	    "file beneath /workspace", "offset", "type", "integer", "minimum",
+	    0, "description", "the byte to start at (next_offset of the "
+	    "previous page)", "length", "type", "integer", "minimum", 1,
+	    "maximum", FILES_READ_MAX, "required", "session_id", "path",
+	    "additionalProperties", 0,
+	    "outputSchema", "type", "object", "properties", "path", "type",
+	    "string", "mime", "type", "string", "size", "type", "integer",
+	    "offset", "type", "integer", "length", "type", "integer", "eof",
+	    "type", "boolean", "next_offset", "type", "integer", "encoding",
+	    "type", "string", "enum", "utf-8", "base64", "text", "type",
+	    "string", "blob", "type", "string", "required", "path", "mime",
+	    "size", "offset", "length", "eof", "encoding",
+	    "annotations", json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 1,
+	    "destructiveHint", 0, "idempotentHint", 1, "openWorldHint", 0));
+}
+
 /*
  * The description lists each command with its purpose from commands.yaml:
  * an agent that sees only the enum of names has to guess what they do.
@@ -264,8 +365,8 @@ run_command_tool(struct server *srv)
 json_t *
 tools_list(struct server *srv)
 {
-	json_t	*list = json_pack("[o, o]", execute_python_tool(srv),
-		    close_session_tool());
+	json_t	*list = json_pack("[o, o, o, o]", execute_python_tool(srv),
+		    close_session_tool(), list_files_tool(), read_file_tool());
 
 	if (commands_count(srv->commands) > 0)
 		json_array_append_new(list, run_command_tool(srv));

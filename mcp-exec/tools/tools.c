@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "files.h"
 #include "hash.h"
 #include "inputs.h"
 #include "messages.h"
@@ -367,6 +368,14 @@ py_done(void *arg, const struct call_result *res)
 			    (json_int_t)(r.memory_limit >> 20)));
 		if (msg[0] != '\0')
 			json_object_set_new(sc, "message", json_string(msg));
+		json_object_set_new(sc, "results", r.results ?
+		    json_incref(r.results) : json_array());
+		if (r.results_truncated)
+			json_object_set_new(sc, "results_truncated",
+			    json_true());
+		json_object_set_new(sc, "artifacts_skipped", pc->oneshot ||
+		    r.skipped == NULL ? json_array() : json_deep_copy(
+		    r.skipped));
 	}
 	if (pc->oneshot)
 		json_object_del(sc, "session_id");
@@ -857,6 +866,10 @@ tools_call(struct tool_req *rq, const json_t *params)
 		execute_python(rq, args, token);
 	else if (strcmp(name, "close_session") == 0)
 		close_session(rq, args);
+	else if (strcmp(name, "list_files") == 0)
+		files_list(rq, args);
+	else if (strcmp(name, "read_file") == 0)
+		files_read(rq, args);
 	else if (strcmp(name, "run_command") == 0 &&
 	    commands_count(rq->srv->commands) > 0)
 		run_command(rq, args, token);

@@ -1,0 +1,198 @@
+/*
+ * list_files and read_file: any file a session's code left in /workspace,
+ * for the principal that owns the session (anyone else, or an unknown id,
+ * is told "session not found").  The reading itself, beneath the
+ * workspace descriptor, is sessions/session_files.c's; here are the
+ * arguments and the answer: text when the bytes are UTF-8 of a text type,
+ * base64 otherwise, paged by offset.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "files.h"
+#include "hash.h"
+#include "sessions/session.h"
+#include "utf8.h"
+#include "util.h"
+
+#define FILES_ERR_MAX	512
+
+static void
+files_error(struct tool_req *rq, const char *text)
+{
+	char	 shown[FILES_ERR_MAX];
+
+	/* Quotes the agent's path at most: shown to people, kept ASCII. */
+	snprintf(shown, sizeof(shown), "%s", text);
+	str_ascii(shown);
+	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
+	    "text", "text", shown, "isError", 1));
+}
+
+/* Answers with sc as structuredContent and as its serialization. */
+static void
+files_answer(struct tool_req *rq, json_t *sc)
+{
+	char	*text;
+
+	if (sc == NULL || (text = json_dumps(sc, JSON_COMPACT)) == NULL) {
+		json_decref(sc);
+		tool_result(rq, NULL);
+		return;
+	}
+	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content",
+	    "type", "text", "text", text, "structuredContent", sc, "isError",
+	    0));
+	free(text);
+}
+
+/* Common: session_id required, path optional or required, both strings. */
+static int
+files_args(struct tool_req *rq, const json_t *args,
+    const char *const allowed[], int need_path, const char **sid,
+    const char **path)
+{
+	const char	*key;
+	const json_t	*v;
+	size_t		 i;
+
+	json_object_foreach((json_t *)args, key, v) {
+		for (i = 0; allowed[i] != NULL; i++)
+			if (strcmp(key, allowed[i]) == 0)
+				break;
+		if (allowed[i] == NULL) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.%.64s: "
+			    "unknown argument", key);
+			return -1;
+		}
+	}
+	if ((*sid = json_string_value(json_object_get(args, "session_id"))) ==
+	    NULL) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
+		    "string is required");
+		return -1;
+	}
+	v = json_object_get(args, "path");
+	if ((v != NULL && !json_is_string(v)) || (need_path && v == NULL)) {
+		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.path: a string%s",
+		    need_path ? " is required" : "");
+		return -1;
+	}
+	*path = json_string_value(v);
+	return 0;
+}
+
+void
+files_list(struct tool_req *rq, const json_t *args)
+{
+	static const char *const allowed[] = { "session_id", "path", NULL };
+	const char	*sid, *path;
+	char		 err[FILES_ERR_MAX];
+	json_t		*list;
+	int		 truncated;
+
+	if (files_args(rq, args, allowed, 0, &sid, &path) == -1)
+		return;
+	if ((list = session_list_files(rq->srv, rq->principal, sid, path,
+	    &truncated, err, sizeof(err))) == NULL) {
+		files_error(rq, err);
+		return;
+	}
+	files_answer(rq, json_pack("{s:s, s:o, s:b}", "path", path ? path :
+	    "/workspace", "files", list, "truncated", truncated));
+}
+
+/* Whether mime names text that read_file may send as a string. */
+static int
+text_mime(const char *mime)
+{
+	return strncmp(mime, "text/", 5) == 0 ||
+	    strcmp(mime, "application/json") == 0 ||
+	    strcmp(mime, "image/svg+xml") == 0;
+}
+
+/*
+ * The length of p that is UTF-8 without NUL, a character cut off at the
+ * end left out (unless eof: then it is not text); -1 when not text.
+ */
+static ssize_t
+text_len(const uint8_t *p, size_t len, int eof)
+{
+	size_t	 i = 0, n, bad;
+	int	 cut;
+
+	while (i < len) {
+		if (p[i] == '\0')
+			return -1;
+		if ((n = utf8_next(p + i, len - i, &bad, &cut)) == 0)
+			return cut && !eof ? (ssize_t)i : -1;
+		i += n;
+	}
+	return (ssize_t)i;
+}
+
+void
+files_read(struct tool_req *rq, const json_t *args)
+{
+	static const char *const allowed[] = { "session_id", "path", "offset",
+	    "length", NULL };
+	struct session_file	 f;
+	const json_t		*v;
+	const char		*sid, *path;
+	char			 err[FILES_ERR_MAX], *b64;
+	uint64_t		 off = 0;
+	size_t			 want = FILES_READ_MAX;
+	ssize_t			 tl;
+	json_t			*sc;
+
+	if (files_args(rq, args, allowed, 1, &sid, &path) == -1)
+		return;
+	if ((v = json_object_get(args, "offset")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.offset: "
+			    "an integer, 0 or more");
+			return;
+		}
+		off = (uint64_t)json_integer_value(v);
+	}
+	if ((v = json_object_get(args, "length")) != NULL) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1) {
+			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.length: "
+			    "a positive integer");
+			return;
+		}
+		if (json_integer_value(v) < FILES_READ_MAX)
+			want = (size_t)json_integer_value(v);
+	}
+	if (session_read_file(rq->srv, rq->principal, sid, path, off, want, &f,
+	    err, sizeof(err)) == -1) {
+		files_error(rq, err);
+		return;
+	}
+	tl = text_mime(f.mime) ? text_len(f.data, f.len, f.eof) : -1;
+	/* A cut-off character waits for the next page. */
+	if (tl >= 0 && (size_t)tl < f.len) {
+		f.len = (size_t)tl;
+		f.eof = 0;
+	}
+	sc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:b}", "path", path, "mime",
+	    f.mime, "size", (json_int_t)f.size, "offset", (json_int_t)off,
+	    "length", (json_int_t)f.len, "eof", f.eof);
+	if (sc != NULL && !f.eof)
+		json_object_set_new(sc, "next_offset",
+		    json_integer((json_int_t)(off + f.len)));
+	if (sc != NULL && tl >= 0) {
+		json_object_set_new(sc, "encoding", json_string("utf-8"));
+		json_object_set_new(sc, "text", json_stringn((const char *)
+		    f.data, f.len));
+	} else if (sc != NULL) {
+		b64 = xmalloc(BASE64_LEN(f.len));
+		base64_encode(f.data, f.len, b64);
+		json_object_set_new(sc, "encoding", json_string("base64"));
+		json_object_set_new(sc, "blob", json_string(b64));
+		free(b64);
+	}
+	free(f.data);
+	files_answer(rq, sc);
+}
