@@ -299,8 +299,10 @@ def main():
     # warning plt.show() gives on Agg would only confuse.
     os.environ.setdefault("MPLBACKEND", "Agg")
     warnings.filterwarnings("ignore", message=".*non-interactive.*")
-    namespace = {"__name__": "__main__", "__builtins__": builtins,
-                 "display": display}
+    # display() as IPython has it: a builtin, so it is there in every
+    # cell without binding a name among the user's.
+    builtins.display = display
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
     send_frame(sock, {"op": "ready", "python": sys.version.split()[0]})
     while True:
         try:

@@ -49,7 +49,8 @@ profile_facts(const struct profile *p, char *buf, size_t len)
 	    "killed), %.1f CPU, %u processes, timeout %u ms by default and "
 	    "at most %u ms. Input files: %s%s. Files written to /workspace "
 	    "come back as artifacts when their type is one of %s (at most "
-	    "%llu MiB each).",
+	    "%llu MiB each); list_files and read_file reach every other "
+	    "file there.",
 	    (unsigned long long)(p->limits.memory >> 20),
 	    p->limits.cpu_millis / 1000.0, p->limits.pids,
 	    p->timeout_default_ms, p->timeout_max_ms, p->inputs.nroots ?
@@ -208,7 +209,11 @@ execute_python_tool(struct server *srv)
 	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
 	    "matplotlib available) in a sandbox %s. Pass the returned "
 	    "session_id to keep variables, imports and /workspace files across "
-	    "calls. %s", network_phrase(p), facts);
+	    "calls. As in Jupyter, a trailing expression's value is printed, "
+	    "display(obj) is available, and matplotlib figures left open are "
+	    "saved as /workspace/figure_N.png; each shows in results (text, "
+	    "html, json, or an image naming its artifact). %s",
+	    network_phrase(p), facts);
 	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
 	    "name", "execute_python", "title", "Run Python in a sandbox",
 	    "description", desc,

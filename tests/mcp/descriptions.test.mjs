@@ -45,7 +45,7 @@ test("the default profile: no network, its limits, roots and types", async () =>
     assert.match(text, /512 MiB of memory/);
     assert.match(text, /timeout 10000 ms by default and at most 60000 ms/);
     assert.ok(text.includes(`host paths beneath ${env.inputs}`), text);
-    assert.match(text, /one of png, jpeg, svg, csv, json, txt, html \(at most 8 MiB each\)/);
+    assert.match(text, /one of png, jpeg, svg, csv, json, txt, html, pdf, npy, npz, parquet, xlsx, zip, md \(at most 8 MiB each\); list_files and read_file reach every other file there/);
   }
   assert.match(d.rc, /with network: no network/);
 });

@@ -24,7 +24,8 @@ test("initialize reports the server and its capabilities", () => {
 test("tools/list describes every tool with schemas", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
-  assert.deepEqual(names, ["close_session", "execute_python", "run_command"]);
+  assert.deepEqual(names, ["close_session", "execute_python", "list_files",
+    "read_file", "run_command"]);
   const py = tools.find((t) => t.name === "execute_python");
   assert.deepEqual(py.inputSchema.required, ["code"]);
   assert.equal(py.inputSchema.properties.timeout_ms.maximum, 60000);
@@ -124,7 +125,8 @@ test("output streams as progress notifications", async () => {
 test("artifacts come back as resource links and read as resources", async () => {
   const r = await python(client, "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nplt.plot([1,3,2])\nplt.savefig('chart.png')\nopen('t.csv','w').write('a,b\\n1,2\\n3,4\\n')");
   const arts = r.structuredContent.artifacts;
-  assert.deepEqual(arts.map((a) => a.name).sort(), ["chart.png", "t.csv"]);
+  // The figure left open is also shown, as Jupyter would: figure_1.png.
+  assert.deepEqual(arts.map((a) => a.name).sort(), ["chart.png", "figure_1.png", "t.csv"]);
   const png = arts.find((a) => a.name === "chart.png");
   assert.equal(png.mime, "image/png");
   assert.match(png.sha256, /^[0-9a-f]{64}$/);

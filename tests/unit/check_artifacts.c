@@ -35,6 +35,126 @@ START_TEST(test_type_names_and_mimes)
 }
 END_TEST
 
+/* A zip of the given entry names, stored (no data), as zipfile writes it:
+ * local headers, central directory, end record.  Returns its length. */
+static size_t
+zip_build(uint8_t *out, size_t cap, const char *const names[])
+{
+	size_t	 o = 0, cd, n, i, count = 0;
+	size_t	 local[8];
+
+	for (i = 0; names[i] != NULL; i++) {
+		n = strlen(names[i]);
+		ck_assert_uint_lt(o + 30 + n, cap);
+		memset(out + o, 0, 30);
+		memcpy(out + o, "PK\3\4", 4);
+		out[o + 26] = (uint8_t)n;
+		memcpy(out + o + 30, names[i], n);
+		local[i] = o;
+		o += 30 + n;
+		count++;
+	}
+	cd = o;
+	for (i = 0; i < count; i++) {
+		n = strlen(names[i]);
+		ck_assert_uint_lt(o + 46 + n, cap);
+		memset(out + o, 0, 46);
+		memcpy(out + o, "PK\1\2", 4);
+		out[o + 28] = (uint8_t)n;
+		out[o + 42] = (uint8_t)local[i];
+		memcpy(out + o + 46, names[i], n);
+		o += 46 + n;
+	}
+	ck_assert_uint_lt(o + 22, cap);
+	memset(out + o, 0, 22);
+	memcpy(out + o, "PK\5\6", 4);
+	out[o + 8] = out[o + 10] = (uint8_t)count;
+	out[o + 12] = (uint8_t)(o - cd);
+	out[o + 13] = (uint8_t)((o - cd) >> 8);
+	out[o + 16] = (uint8_t)cd;
+	out[o + 17] = (uint8_t)(cd >> 8);
+	return o + 22;
+}
+
+START_TEST(test_sniff_new_types_by_magic)
+{
+	ck_assert_int_eq(SNIFF("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n", 1), ART_PDF);
+	ck_assert_int_eq(SNIFF("\x93NUMPY\x01\0v\0{'descr': '<i8'}", 1),
+	    ART_NPY);
+	ck_assert_int_eq(SNIFF("PAR1\0\0\0\0PAR1", 1), ART_PARQUET);
+	ck_assert_int_eq(SNIFF("PAR1\0\0\0\0", 0), ART_PARQUET);
+	/* Parquet that does not end with its magic, whole: not parquet. */
+	ck_assert_int_eq(SNIFF("PAR1\0\0\0\0", 1), -1);
+	ck_assert_int_eq(SNIFF("PAR1 is a word", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("%PDF", 1), ART_TXT);
+	ck_assert_int_eq(SNIFF("\x93NUMP", 1), -1);
+	ck_assert_str_eq(artifact_mime(ART_PDF), "application/pdf");
+	ck_assert_str_eq(artifact_mime(ART_MD), "text/markdown");
+}
+END_TEST
+
+START_TEST(test_sniff_zip_kinds_from_central_directory)
+{
+	static const char *const xlsx[] = { "[Content_Types].xml", "_rels/.rels",
+	    "xl/workbook.xml", NULL };
+	static const char *const npz[] = { "x.npy", "y.npy", NULL };
+	static const char *const zip[] = { "x.npy", "readme.txt", NULL };
+	static const char *const none[] = { NULL };
+	uint8_t	 buf[1024];
+	size_t	 n;
+
+	n = zip_build(buf, sizeof(buf), xlsx);
+	ck_assert_int_eq(artifact_sniff(buf, n, 1), ART_XLSX);
+	n = zip_build(buf, sizeof(buf), npz);
+	ck_assert_int_eq(artifact_sniff(buf, n, 1), ART_NPZ);
+	n = zip_build(buf, sizeof(buf), zip);
+	ck_assert_int_eq(artifact_sniff(buf, n, 1), ART_ZIP);
+	n = zip_build(buf, sizeof(buf), none);
+	ck_assert_int_eq(artifact_sniff(buf, n, 1), ART_ZIP);
+	/* Only the start at hand: the first entry decides. */
+	n = zip_build(buf, sizeof(buf), npz);
+	ck_assert_int_eq(artifact_sniff(buf, 40, 0), ART_NPZ);
+	/* Names break ties the content leaves open, and only those. */
+	ck_assert_int_eq(artifact_refine(ART_ZIP, buf, n, "a.xlsx"), ART_XLSX);
+	ck_assert_int_eq(artifact_refine(ART_TXT, buf, n, "notes.md"), ART_MD);
+	ck_assert_int_eq(artifact_refine(ART_PNG, buf, n, "a.md"), ART_PNG);
+	ck_assert_int_eq(artifact_refine(ART_TXT, buf, n, "md"), ART_TXT);
+}
+END_TEST
+
+START_TEST(test_sniff_zip_hostile_directories)
+{
+	static const char *const npz[] = { "x.npy", "y.npy", NULL };
+	uint8_t	 buf[1024], bad[1024];
+	size_t	 n, e, i;
+
+	n = zip_build(buf, sizeof(buf), npz);
+	e = n - 22;
+	/* Offsets past the end record, counts past the entries, names past
+	 * the directory: each falls back to the first entry, never reads
+	 * outside the buffer (ASan watches). */
+	memcpy(bad, buf, n);
+	bad[e + 16] = 0xff;
+	bad[e + 19] = 0xff;
+	ck_assert_int_eq(artifact_sniff(bad, n, 1), ART_NPZ);
+	memcpy(bad, buf, n);
+	bad[e + 10] = 200;
+	ck_assert_int_eq(artifact_sniff(bad, n, 1), ART_NPZ);
+	memcpy(bad, buf, n);
+	bad[e + 12] = 0xff;
+	bad[e + 13] = 0xff;
+	ck_assert_int_eq(artifact_sniff(bad, n, 1), ART_NPZ);
+	/* Every length of every cut: a type, never a crash. */
+	for (i = 4; i <= n; i++) {
+		ck_assert_int_ne(artifact_sniff(buf, i, 1), -1);
+		ck_assert_int_ne(artifact_sniff(buf, i, 0), -1);
+	}
+	/* An end record alone is an empty zip. */
+	ck_assert_int_eq(SNIFF("PK\5\6\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 1),
+	    ART_ZIP);
+}
+END_TEST
+
 START_TEST(test_sniff_images_by_magic)
 {
 	ck_assert_int_eq(SNIFF(PNG_HEAD, 1), ART_PNG);
@@ -711,6 +831,9 @@ artifacts_suite(void)
 
 	tcase_add_test(tc, test_type_names_and_mimes);
 	tcase_add_test(tc, test_sniff_images_by_magic);
+	tcase_add_test(tc, test_sniff_new_types_by_magic);
+	tcase_add_test(tc, test_sniff_zip_kinds_from_central_directory);
+	tcase_add_test(tc, test_sniff_zip_hostile_directories);
 	tcase_add_test(tc, test_sniff_svg_after_prolog);
 	tcase_add_test(tc, test_sniff_svg_negatives);
 	tcase_add_test(tc, test_sniff_html_any_case);
