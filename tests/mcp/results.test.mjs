@@ -219,3 +219,33 @@ test("results text is bounded by the stdout cap", async () => {
   const cost = r.structuredContent.results.reduce((n, x) => n + x.text.length, 0);
   assert.ok(cost <= 32 * 1024, `results text ${cost}`);
 });
+
+test("results the driver did not make are rebuilt, capped and checked", async () => {
+  // The code runs in the driver's process and can speak for it: a "done"
+  // for this call (the session's first, id 1) with hostile results.
+  const hostile = [
+    { type: "exe", text: "unknown type" },
+    { type: "text" },
+    { type: "text", text: "ok", data: "AAAA", uri: "file:///etc/passwd", main: true },
+    { type: "image", text: "i", artifact: "../../etc/passwd" },
+    { type: "image", text: "i", artifact: "nothere.png", uri: "file:///root/x" },
+    { type: "image", text: "i", artifact: "bad\u202ename.png" },
+    { type: "html", text: "no html" },
+    { type: "json", text: "j", json: { a: [1] } },
+    { type: "text", text: "y".repeat(40000) },
+    { type: "text", text: "after the cap" },
+  ];
+  const b64 = Buffer.from(JSON.stringify(hostile)).toString("base64");
+  const r = await python(client, [
+    "import base64, json, os, struct",
+    `results = json.loads(base64.b64decode('${b64}'))`,
+    "body = json.dumps({'op': 'done', 'id': 1, 'status': 'ok', 'exit_code': 0, 'results': results}).encode()",
+    "os.write(3, struct.pack('>I', len(body)) + body)",
+  ].join("\n"));
+  assert.equal(r.isError, false, r.content[0].text);
+  assert.deepEqual(r.structuredContent.results, [
+    { type: "text", text: "ok", main: true },
+    { type: "json", text: "j", json: { a: [1] } },
+  ]);
+  assert.equal(r.structuredContent.results_truncated, true);
+});
