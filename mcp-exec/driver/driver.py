@@ -211,7 +211,9 @@ def split(code):
     in eval mode (as IPython does), or None."""
     tree = ast.parse(code, "<cell>", "exec")
     last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
+    # A trailing ';' hides the value, as in IPython.
+    if (tree.body and isinstance(tree.body[-1], ast.Expr)
+            and not code.rstrip().endswith(";")):
         last = ast.Expression(tree.body.pop().value)
         last = compile(last, "<cell>", "eval")
     return compile(tree, "<cell>", "exec"), last

@@ -175,6 +175,12 @@ test("a trailing expression's value is printed and is the main result", async ()
   assert.deepEqual(n.structuredContent.results, []);
   const d = await python(client, "x = 1\nx = 2");
   assert.deepEqual(d.structuredContent.results, []);
+  // A trailing ';' hides it, as in IPython; a continued line and a comment do not.
+  const q = await python(client, "6 * 7;");
+  assert.equal(q.structuredContent.stdout, "");
+  assert.deepEqual(q.structuredContent.results, []);
+  const c = await python(client, "'multi' + \\\n  'line'  # comment");
+  assert.equal(c.structuredContent.stdout, "'multiline'\n");
 });
 
 test("a DataFrame shows as text and HTML, display() of data as JSON", async () => {
