@@ -113,7 +113,7 @@ call = {"jsonrpc": "2.0", "id": "py-3", "method": "tools/call",
                    "arguments": {"code": "import time\nfor i in range(3):\n"
                                  "    print('line', i, flush=True)\n"
                                  "    time.sleep(0.3)\n"
-                                 "open('/workspace/out.txt', 'w').write('secret')\n"}}}
+                                 "n = open('/workspace/out.txt', 'w').write('secret')\n"}}}
 r, body = post(call, sid)
 msg, notes = reply(r, body)
 assert msg["id"] == "py-3", msg
