@@ -167,6 +167,7 @@ files_read(struct tool_req *rq, const json_t *args)
 	}
 	if (session_read_file(rq->srv, rq->principal, sid, path, off, want, &f,
 	    err, sizeof(err)) == -1) {
+		deliver_refused(rq, sid, path, "read_file", err);
 		files_error(rq, err);
 		return;
 	}
@@ -193,6 +194,9 @@ files_read(struct tool_req *rq, const json_t *args)
 		json_object_set_new(sc, "blob", json_string(b64));
 		free(b64);
 	}
+	/* What leaves the sandbox is this page: its bytes are hashed. */
+	deliver_record(rq, sid, path, (const char *)f.data, f.len, f.mime,
+	    "read_file");
 	free(f.data);
 	files_answer(rq, sc);
 }

@@ -255,3 +255,33 @@ test("results the driver did not make are rebuilt, capped and checked", async ()
   ]);
   assert.equal(r.structuredContent.results_truncated, true);
 });
+
+// Issue 20: what read_file sends out is recorded (artifact_delivered, how
+// read_file, the page's sha256), and a refused read as artifact_refused.
+test("read_file leaves artifact_delivered, a refused read artifact_refused", async () => {
+  const { readdirSync, readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { createHash } = await import("node:crypto");
+  const { env } = await import("./lib.mjs");
+  const r = await python(client, "open('note.txt','w').write('delivered\\n')");
+  const sid = r.structuredContent.session_id;
+  const ok = await call("read_file", { session_id: sid, path: "note.txt" });
+  assert.equal(ok.structuredContent.text, "delivered\n");
+  const bad = await call("read_file", { session_id: sid, path: "../etc/passwd" });
+  assert.equal(bad.isError, true);
+  const want = "sha256:" + createHash("sha256").update("delivered\n").digest("hex");
+  let got, refused;
+  for (let i = 0; i < 100 && !(got && refused); i++) {
+    const recs = readdirSync(env.auditLog).filter((f) => /^audit-.*\.log$/.test(f))
+      .flatMap((f) => readFileSync(join(env.auditLog, f), "utf8").split("\n"))
+      .filter((l) => l.includes(sid)).map((l) => JSON.parse(l));
+    got = recs.find((e) => e.event === "artifact_delivered" && e.how === "read_file");
+    refused = recs.find((e) => e.event === "artifact_refused" && e.how === "read_file");
+    if (!(got && refused)) await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.ok(got, "no artifact_delivered for read_file");
+  assert.equal(got.sha256, want);
+  assert.equal(got.artifact, "note.txt");
+  assert.equal(got.size, 10);
+  assert.ok(refused, "no artifact_refused for read_file");
+});
