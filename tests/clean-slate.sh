@@ -46,9 +46,34 @@ done
 # (moving would take mcp-exec's delegation away; the v2 suites run in the
 # guest, tests/guest/, which is a clean slate of its own).
 cg="stockade.check-$$" cgdirs=""
+
+# Removes cgroup d and everything below it, killing what is left there;
+# bounded (5 s): processes leave a cgroup a moment after SIGKILL.
+cg_remove() {
+	local d=$1 sub pid
+	for _ in $(seq 1 50); do
+		[ -d "$d" ] || return 0
+		find "$d" -depth -type d 2>/dev/null | while read -r sub; do
+			for pid in $(cat "$sub/cgroup.procs" 2>/dev/null); do
+				kill -9 "$pid" 2>/dev/null || true
+			done
+			rmdir "$sub" 2>/dev/null || true
+		done
+		[ -d "$d" ] && sleep 0.1
+	done
+	[ ! -d "$d" ]
+}
+
 if [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
 	for c in $CONTROLLERS; do
 		own=$(awk -F: -v c="$c" '$2 ~ "(^|,)"c"(,|$)" {print $3}' /proc/self/cgroup)
+		# A run that was killed could not remove its cgroup: once its
+		# wrapper is gone, nothing of it may stay beside this one.
+		for old in /sys/fs/cgroup/$c${own%/}/stockade.check-*; do
+			[ -d "$old" ] || continue
+			kill -0 "${old##*-}" 2>/dev/null && continue
+			cg_remove "$old" || echo "clean-slate: cannot remove $old" >&2
+		done
 		d="/sys/fs/cgroup/$c${own%/}/$cg"
 		mkdir "$d" 2>/dev/null && cgdirs="$cgdirs $d"
 	done
@@ -66,16 +91,11 @@ rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
 
 # Back where we came from, then remove what the run made.
 for d in $cgdirs; do
-	parent=$(dirname "$d")
-	echo $$ >"$parent/cgroup.procs" 2>/dev/null || true
-	# Children a failed test left: empty them, then remove depth first.
-	find "$d" -depth -type d 2>/dev/null | while read -r sub; do
-		for pid in $(cat "$sub/cgroup.procs" 2>/dev/null); do
-			kill -9 "$pid" 2>/dev/null || true
-		done
-		rmdir "$sub" 2>/dev/null || true
-	done
-	[ ! -d "$d" ] || echo "clean-slate: $d left behind" >&2
+	echo $$ >"$(dirname "$d")/cgroup.procs" 2>/dev/null || true
+done
+# What a failed test left running dies with the run's cgroups.
+for d in $cgdirs; do
+	cg_remove "$d" || echo "clean-slate: $d left behind" >&2
 done
 for p in $made; do
 	rmdir "$p" 2>/dev/null || true
