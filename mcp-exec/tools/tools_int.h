@@ -1,0 +1,53 @@
+/*
+ * Private to tools/: the life of a call that runs code in a session,
+ * shared by execute_python (tools.c) and run_command (command.c), which
+ * are one concern split for length.  Same trust as tools.h: arguments are
+ * the client's.
+ */
+#ifndef STOCKADE_TOOLS_INT_H
+#define STOCKADE_TOOLS_INT_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "tools.h"
+
+#define ERR_MAX		2048	/* quotes a command's arg_pattern */
+
+struct session;
+
+/* What a refusal record says besides who and why (all optional). */
+struct refusal {
+	const char	*rule;		/* the pattern rule or scanner_error */
+	const char	*severity;	/* the rule's, or what the refusal is */
+	const char	*session_id;	/* the session the call named */
+	const char	*code;		/* hashed, never kept */
+	size_t		 code_len;
+	const json_t	*argv;		/* run_command's {command, args} */
+};
+
+/* A tool-level failure: a result with isError (ends rq). */
+void	tool_error(struct tool_req *, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* Unknown argument names are a fault (ends rq, -1). */
+int	check_args(struct tool_req *, const json_t *args,
+	    const char *const allowed[]);
+/* A session for this request; NULL with err. */
+struct session *tool_session_create(struct tool_req *, char *err,
+	    size_t errlen);
+/* A call refused before it ran: audited and counted (rq not ended). */
+void	refuse(struct tool_req *, const char *tool, const char *reason,
+	    const struct refusal *);
+/*
+ * Audits execution_started, then runs code in s and answers rq when it
+ * is done; takes hits and argv.  oneshot: the session goes afterwards;
+ * created: it was made for this call (goes if the call never runs).
+ */
+void	start_call(struct tool_req *, struct session *s, const char *code,
+	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
+	    const char *tool, json_t *argv, int oneshot, int created);
+/* run_command (command.c). */
+void	run_command(struct tool_req *, const json_t *args,
+	    const json_t *token);
+
+#endif
