@@ -13,22 +13,11 @@
 #include "files.h"
 #include "hash.h"
 #include "sessions/session.h"
+#include "tools_int.h"
 #include "utf8.h"
 #include "util.h"
 
 #define FILES_ERR_MAX	512
-
-static void
-files_error(struct tool_req *rq, const char *text)
-{
-	char	 shown[FILES_ERR_MAX];
-
-	/* Quotes the agent's path at most: shown to people, kept ASCII. */
-	snprintf(shown, sizeof(shown), "%s", text);
-	str_ascii(shown);
-	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
-	    "text", "text", shown, "isError", 1));
-}
 
 /* Answers with sc as structuredContent and as its serialization. */
 static void
@@ -53,20 +42,10 @@ files_args(struct tool_req *rq, const json_t *args,
     const char *const allowed[], int need_path, const char **sid,
     const char **path)
 {
-	const char	*key;
 	const json_t	*v;
-	size_t		 i;
 
-	json_object_foreach((json_t *)args, key, v) {
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(key, allowed[i]) == 0)
-				break;
-		if (allowed[i] == NULL) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.%.64s: "
-			    "unknown argument", key);
-			return -1;
-		}
-	}
+	if (check_args(rq, args, allowed) == -1)
+		return -1;
 	if ((*sid = json_string_value(json_object_get(args, "session_id"))) ==
 	    NULL) {
 		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
@@ -96,7 +75,7 @@ files_list(struct tool_req *rq, const json_t *args)
 		return;
 	if ((list = session_list_files(rq->srv, rq->principal, sid, path,
 	    &truncated, err, sizeof(err))) == NULL) {
-		files_error(rq, err);
+		tool_error(rq, "%s", err);	/* made ASCII there */
 		return;
 	}
 	files_answer(rq, json_pack("{s:s, s:o, s:b}", "path", path ? path :
@@ -168,7 +147,7 @@ files_read(struct tool_req *rq, const json_t *args)
 	if (session_read_file(rq->srv, rq->principal, sid, path, off, want, &f,
 	    err, sizeof(err)) == -1) {
 		deliver_refused(rq, sid, path, "read_file", err);
-		files_error(rq, err);
+		tool_error(rq, "%s", err);	/* made ASCII there */
 		return;
 	}
 	tl = text_mime(f.mime) ? text_len(f.data, f.len, f.eof) : -1;
