@@ -18,6 +18,7 @@
 #include "sessions/server.h"
 #include "tools/commands.h"
 #include "tools/patterns.h"
+#include "transport/mtls.h"
 #include "transport/principals.h"
 #include "util.h"
 
@@ -98,7 +99,8 @@ policy_load(const struct server_opts *o, struct server_policy *p)
 	    p->conf.default_profile, &p->profile) == -1 ||
 	    (p->patterns = patterns_load(o->rules_dir)) == NULL ||
 	    (p->commands = commands_load(o->rules_dir)) == NULL ||
-	    (p->principals = principals_load(o->rules_dir)) == NULL) {
+	    (p->principals = principals_load(o->rules_dir)) == NULL ||
+	    principals_prepare(p->principals) == -1) {
 		policy_free(p);
 		return -1;
 	}
@@ -202,9 +204,15 @@ server_reload(struct server *srv)
 	else if (preflight_check(&p.conf, &p.profile, 0) > 0)
 		why = "the rules name paths that are not usable (see mcp-exec's "
 		    "log)";
-	else if (srv->tokens_required && principals_count(p.principals) == 0)
-		why = "principals.yaml lists no bearer tokens, and this server "
-		    "listens beyond loopback";
+	else if (srv->tokens_required &&
+	    !principals_auth_required(p.principals))
+		why = "principals.yaml lists no bearer tokens, issuers or mtls, "
+		    "and this server listens beyond loopback";
+	else if (srv->http_tls != 0 && (srv->http_tls == 2) !=
+	    principals_mtls(p.principals)->enabled)
+		why = "principals.yaml turns mtls on or off: the HTTP listener "
+		    "changes at the next start (its certificates and rules "
+		    "reload)";
 	if (why != NULL) {
 		log_warnx("reload refused, the running rules stay: %s", why);
 		audit_load(srv, p.files, why);

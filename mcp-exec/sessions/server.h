@@ -47,6 +47,7 @@ struct server {
 	struct principals	*principals;	/* HTTP bearer tokens */
 	json_t			*policy_files;	/* what was loaded, hashed */
 	int			 tokens_required; /* HTTP beyond loopback */
+	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */
 	struct seccomp_prog	 seccomp;
 	struct audit_link	 audit;
 	char			**caller_argv;	/* wiped inside sandboxes */

@@ -37,6 +37,11 @@ struct tool_req;
 #define CLIENT_VERSION_MAX	64
 #define CLIENT_ADDR_MAX		64	/* an IPv6 address in text */
 #define CLIENT_AUTH_MAX		16
+#define CLIENT_ISSUER_MAX	512	/* an OAuth issuer URL */
+#define CLIENT_SUBJECT_MAX	256	/* a token's sub, a certificate's subject */
+#define CLIENT_ID_MAX		128	/* a token's client_id or azp */
+#define CLIENT_GROUPS_MAX	16	/* groups taken from a token claim */
+#define CLIENT_GROUP_LEN	64
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
 
 /*
@@ -52,7 +57,15 @@ struct tool_client {
 	char		 transport[8];			/* stdio, http */
 	char		 remote_addr[CLIENT_ADDR_MAX];	/* "" on stdio */
 	unsigned	 remote_port;
-	char		 auth[CLIENT_AUTH_MAX];		/* bearer, local */
+	char		 auth[CLIENT_AUTH_MAX];	/* bearer, oauth, mtls, local */
+	/* How the principal was proved, for the audit trail ("" unknown). */
+	char		 issuer[CLIENT_ISSUER_MAX];
+	char		 subject[CLIENT_SUBJECT_MAX];
+	char		 client_id[CLIENT_ID_MAX];
+	char		 jti_sha256[65];	/* of the token's jti */
+	char		 cert_sha256[65];	/* the client certificate's */
+	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_LEN];
+	unsigned	 ngroups;
 };
 
 /* The protocol's side of a request. */

@@ -22,6 +22,7 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <openssl/crypto.h>
@@ -30,6 +31,8 @@
 #include "http_head.h"
 #include "http_int.h"
 #include "log.h"
+#include "mtls.h"
+#include "oauth.h"
 #include "ops/metrics.h"
 #include "principals.h"
 #include "protocol/mcp.h"
@@ -38,13 +41,9 @@
 #define HTTP_CALLS_MAX		32	/* open requests per MCP session */
 #define HTTP_HEADERS_MAX	(HTTP_HEAD_MAX + 512)	/* ours, rewritten */
 #define HTTP_SOCK_READ_MAX	(64 * 1024)
-#define HTTP_REFUSALS_PER_S	5	/* refused tokens audited per second */
 #define HTTP_DEFAULT_ADDR	"127.0.0.1"
-#define HTTP_PATH		"/mcp"
-#define HTTP_METADATA_PATH	"/.well-known/oauth-protected-resource"
 #define HTTP_METRICS_PATH	"/metrics"
 #define HTTP_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
-#define HTTP_REALM		"stockade"
 /* What a client that sends no MCP-Protocol-Version is assumed to speak. */
 #define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
 
@@ -55,8 +54,8 @@ static const char *const http_versions[] = {
 
 /* ------------------------------------------------------------ replies */
 
-static void
-reply_json(struct evhttp_request *req, int status, const char *reason,
+void
+http_reply_json(struct evhttp_request *req, int status, const char *reason,
     json_t *body)
 {
 	struct evbuffer	*b = evbuffer_new();
@@ -88,32 +87,16 @@ http_reply_error(struct evhttp_request *req, int status, int code,
 	va_end(ap);
 	str_ascii(text);
 	log_debug("http: %d: %s", status, text);
-	reply_json(req, status, status == 429 ? "Too Many Requests" : NULL,
+	http_reply_json(req, status, status == 429 ? "Too Many Requests" : NULL,
 	    json_pack("{s:s, s:n, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
 	    "error", "code", code, "message", text));
-}
-
-static void
-reply_unauthorized(struct http_tr *tr, struct evhttp_request *req,
-    const char *host, int presented)
-{
-	char	 v[HTTP_HOST_LEN + 160];
-
-	snprintf(v, sizeof(v), "Bearer realm=\"%s\", resource_metadata="
-	    "\"http://%s%s\"%s", HTTP_REALM, host, HTTP_METADATA_PATH,
-	    presented ? ", error=\"invalid_token\"" : "");
-	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "WWW-Authenticate", v);
-	reply_json(req, 401, NULL, json_pack("{s:s, s:s}", "error",
-	    "invalid_token", "error_description", presented ? "the bearer "
-	    "token is not valid" : "a bearer token is required"));
 }
 
 /* ------------------------------------------------------------ headers */
 
 /* The header's only value: 0 absent (NULL), 1 found, -1 repeated. */
-static int
-header_one(struct evhttp_request *req, const char *name, const char **out)
+int
+http_header_one(struct evhttp_request *req, const char *name, const char **out)
 {
 	struct evkeyvalq	*h = evhttp_request_get_input_headers(req);
 	struct evkeyval		*kv;
@@ -181,8 +164,8 @@ check_host_origin(struct http_tr *tr, struct evhttp_request *req,
 	const char	*origin;
 	unsigned	 i;
 
-	if (header_one(req, "Host", host) == -1 ||
-	    header_one(req, "Origin", &origin) == -1) {
+	if (http_header_one(req, "Host", host) == -1 ||
+	    http_header_one(req, "Origin", &origin) == -1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "Host and Origin "
 		    "may appear once");
 		return -1;
@@ -203,118 +186,6 @@ check_host_origin(struct http_tr *tr, struct evhttp_request *req,
 	http_reply_error(req, 403, RPC_SERVER_ERROR, "Origin %.64s is not "
 	    "allowed", origin);
 	return -1;
-}
-
-/* ------------------------------------------------------------ tokens */
-
-/*
- * A refused token is audited, at most HTTP_REFUSALS_PER_S a second: a
- * client guessing tokens must not be able to flood the audit trail;
- * what is left out is counted in the next record.
- */
-static void
-refusal(struct http_tr *tr, struct evhttp_request *req, const char *principal,
-    const char *detail)
-{
-	uint64_t	 sec = mono_ms() / 1000;
-	const char	*peer = "?";
-	ev_uint16_t	 port;
-	char		*addr = NULL;
-
-	if (sec != tr->refusal_sec) {
-		tr->refusal_sec = sec;
-		tr->refusals = 0;
-	}
-	if (tr->refusals++ >= HTTP_REFUSALS_PER_S) {
-		tr->refusals_unaudited++;
-		return;
-	}
-	evhttp_connection_get_peer(evhttp_request_get_connection(req), &addr,
-	    &port);
-	if (addr != NULL)
-		peer = addr;
-	log_warnx("http: %s from %s refused: %s", principal, peer, detail);
-	server_audit(tr->srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
-	    "s:I}", "event", "call_refused", "principal", principal, "reason",
-	    "bad token", "severity", "warning", "detail", detail, "transport",
-	    "http", "remote_addr", peer, "unaudited_before",
-	    (json_int_t)tr->refusals_unaudited));
-	tr->refusals_unaudited = 0;
-}
-
-/*
- * Where the MCP session's client connects from and how it proved its
- * principal, fixed when the session is made (later requests must carry
- * the same principal; their address may change with the connection).
- */
-static void
-http_client_peer(struct http_tr *tr, struct evhttp_request *req,
-    struct tool_client *c)
-{
-	ev_uint16_t	 port = 0;
-	char		*addr = NULL;
-
-	snprintf(c->transport, sizeof(c->transport), "http");
-	snprintf(c->auth, sizeof(c->auth), "%s",
-	    principals_count(tr->srv->principals) ? "bearer" : "local");
-	evhttp_connection_get_peer(evhttp_request_get_connection(req), &addr,
-	    &port);
-	if (addr != NULL) {
-		snprintf(c->remote_addr, sizeof(c->remote_addr), "%s", addr);
-		c->remote_port = port;
-	}
-}
-
-/* The caller's principal, or NULL after replying 401 (or 400). */
-static const char *
-authenticate(struct http_tr *tr, struct evhttp_request *req, const char *host)
-{
-	static const char b64token[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
-	    "KLMNOPQRSTUVWXYZ0123456789-._~+/";
-	const char	*v, *tok, *who;
-	size_t		 n;
-
-	if (principals_count(tr->srv->principals) == 0)
-		return tr->srv->conf.server.local_principal;
-	if (header_one(req, "Authorization", &v) == -1) {
-		http_reply_error(req, 400, RPC_SERVER_ERROR, "Authorization "
-		    "may appear once");
-		return NULL;
-	}
-	if (v == NULL || evutil_ascii_strncasecmp(v, "Bearer ", 7) != 0) {
-		reply_unauthorized(tr, req, host, 0);
-		return NULL;
-	}
-	tok = v + 7 + strspn(v + 7, " ");
-	/* RFC 6750 b64token: anything else is no token of ours. */
-	n = strspn(tok, b64token);
-	n += strspn(tok + n, "=");
-	if (tok[n] != '\0' || (who = principals_lookup(tr->srv->principals, tok,
-	    n)) == NULL) {
-		refusal(tr, req, "anonymous", "unknown bearer token");
-		reply_unauthorized(tr, req, host, 1);
-		return NULL;
-	}
-	return who;
-}
-
-static void
-handle_metadata(struct http_tr *tr, struct evhttp_request *req,
-    const char *host)
-{
-	char	 resource[HTTP_HOST_LEN + 16];
-
-	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
-		evhttp_add_header(evhttp_request_get_output_headers(req),
-		    "Allow", "GET");
-		http_reply_error(req, 405, RPC_SERVER_ERROR, "GET only");
-		return;
-	}
-	snprintf(resource, sizeof(resource), "http://%s%s", host, HTTP_PATH);
-	/* RFC 9728: static tokens, so no authorization server to name. */
-	reply_json(req, 200, NULL, json_pack("{s:s, s:[s], s:s}", "resource",
-	    resource, "bearer_methods_supported", "header", "resource_name",
-	    SERVER_NAME));
 }
 
 /* Prometheus's text format; the caller passed the same checks as /mcp. */
@@ -353,7 +224,7 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 	const char		*sid, *ver;
 	size_t			 i;
 
-	if (header_one(req, "Mcp-Session-Id", &sid) != 1) {
+	if (http_header_one(req, "Mcp-Session-Id", &sid) != 1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "one "
 		    "Mcp-Session-Id header is required (initialize first)");
 		return NULL;
@@ -365,13 +236,14 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 	}
 	/* The principal is fixed when the session starts. */
 	if (strcmp(s->conn->principal, principal) != 0) {
-		refusal(tr, req, principal, "token of another principal than "
-		    "the MCP session's");
+		http_refusal(tr, s->conn->client.remote_addr, principal,
+		    "credentials of another principal than the MCP session's",
+		    NULL);
 		http_reply_error(req, 403, RPC_SERVER_ERROR, "this MCP session "
 		    "belongs to another principal");
 		return NULL;
 	}
-	if (header_one(req, "MCP-Protocol-Version", &ver) == -1)
+	if (http_header_one(req, "MCP-Protocol-Version", &ver) == -1)
 		ver = "";
 	if (ver == NULL)
 		ver = MCP_HTTP_DEFAULT_VERSION;
@@ -442,8 +314,9 @@ post_request(struct http_sess *s, struct evhttp_request *req,
 
 static void
 handle_post(struct http_tr *tr, struct evhttp_request *req,
-    const char *principal)
+    const struct http_auth *a)
 {
+	const char		*principal = a->principal;
 	struct evbuffer		*in = evhttp_request_get_input_buffer(req);
 	struct http_sess	*s;
 	struct http_call	*c;
@@ -454,7 +327,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	json_error_t		 je;
 	int			 sse;
 
-	if (header_one(req, "Accept", &accept) == -1 || accept == NULL ||
+	if (http_header_one(req, "Accept", &accept) == -1 || accept == NULL ||
 	    (!media_listed(accept, "application/json") &&
 	    !media_listed(accept, "text/event-stream"))) {
 		http_reply_error(req, 406, RPC_SERVER_ERROR, "Accept must list "
@@ -462,7 +335,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		return;
 	}
 	sse = media_listed(accept, "text/event-stream");
-	if (header_one(req, "Content-Type", &ctype) == -1 || (ctype != NULL &&
+	if (http_header_one(req, "Content-Type", &ctype) == -1 || (ctype != NULL &&
 	    !media_listed(ctype, "application/json"))) {
 		http_reply_error(req, 415, RPC_SERVER_ERROR, "Content-Type "
 		    "must be application/json");
@@ -495,7 +368,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		goto out;
 	}
 	if (method != NULL && id != NULL && strcmp(method, "initialize") == 0) {
-		if (header_one(req, "Mcp-Session-Id", &sid) != 0) {
+		if (http_header_one(req, "Mcp-Session-Id", &sid) != 0) {
 			http_reply_error(req, 400, RPC_INVALID_REQUEST,
 			    "initialize starts a new MCP session: send it "
 			    "without Mcp-Session-Id");
@@ -504,7 +377,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
 		s = http_sess_new(tr, principal);
-		http_client_peer(tr, req, &s->conn->client);
+		http_auth_session(tr, req, a, &s->conn->client);
 		post_request(s, req, msg, body, len, sse);
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)
@@ -537,13 +410,14 @@ out:
 
 static void
 handle_mcp(struct http_tr *tr, struct evhttp_request *req,
-    const char *principal)
+    const struct http_auth *a)
 {
+	const char		*principal = a->principal;
 	struct http_sess	*s;
 
 	switch (evhttp_request_get_command(req)) {
 	case EVHTTP_REQ_POST:
-		handle_post(tr, req, principal);
+		handle_post(tr, req, a);
 		break;
 	case EVHTTP_REQ_DELETE:
 		if ((s = session_of(tr, req, principal)) == NULL)
@@ -573,7 +447,7 @@ head_refused(struct evhttp_request *req)
 	char		*end;
 	long		 status;
 
-	if (header_one(req, HTTP_HEAD_REFUSAL, &v) == 0)
+	if (http_header_one(req, HTTP_HEAD_REFUSAL, &v) == 0)
 		return 0;
 	status = v != NULL ? strtol(v, &end, 10) : 0;
 	if (status < 400 || status > 599 || *end != ' ') {
@@ -592,7 +466,8 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	struct http_tr		*tr = arg;
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	const char		*path = uri ? evhttp_uri_get_path(uri) : NULL;
-	const char		*host, *principal;
+	const char		*host;
+	struct http_auth	 a;
 
 	if (head_refused(req))
 		return;
@@ -600,12 +475,12 @@ http_request_cb(struct evhttp_request *req, void *arg)
 		return;
 	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
 	    strcmp(path, HTTP_METADATA_PATH HTTP_PATH) == 0)) {
-		handle_metadata(tr, req, host);
+		http_handle_metadata(tr, req, host);
 		return;
 	}
 	if (path != NULL && strcmp(path, HTTP_METRICS_PATH) == 0) {
 		/* Any principal's token will do: the metrics name none. */
-		if (authenticate(tr, req, host) != NULL)
+		if (http_authenticate(tr, req, host, &a) == 0)
 			handle_metrics(tr, req);
 		return;
 	}
@@ -614,8 +489,9 @@ http_request_cb(struct evhttp_request *req, void *arg)
 		    "is %s", HTTP_PATH);
 		return;
 	}
-	if ((principal = authenticate(tr, req, host)) != NULL)
-		handle_mcp(tr, req, principal);
+	if (http_authenticate(tr, req, host, &a) == 0)
+		handle_mcp(tr, req, &a);
+	explicit_bzero(&a, sizeof(a));
 }
 
 /* ------------------------------------------------------------ setup */
@@ -632,9 +508,19 @@ http_bev_new(struct event_base *base, void *arg)
 	const struct server_conf *sc = &tr->srv->conf.server;
 	struct bufferevent	*sock, *bev;
 	struct http_head	*hh;
+	SSL			*ssl;
 
-	if ((sock = bufferevent_socket_new(base, -1,
-	    BEV_OPT_CLOSE_ON_FREE)) == NULL)
+	if (tr->srv->http_tls == 2) {
+		/* The rules' context of now: a reload swaps it for new ones. */
+		if ((ssl = SSL_new(principals_mtls(tr->srv->principals)->
+		    ctx)) == NULL)
+			fatalx("SSL_new");
+		http_auth_ssl(tr, ssl);
+		sock = bufferevent_openssl_socket_new(base, -1, ssl,
+		    BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+	} else
+		sock = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (sock == NULL)
 		fatalx("bufferevent_socket_new");
 	/* The filter takes at most a head, or a step of a body, at once. */
 	bufferevent_setwatermark(sock, EV_READ, 0, HTTP_SOCK_READ_MAX);
@@ -731,9 +617,11 @@ transport_http_new(struct server *srv, const char *listen)
 	/* Without tokens, whoever reaches the port would run code as us;
 	 * a reload may not take the last token away either. */
 	srv->tokens_required = !tr->loopback;
-	if (!tr->loopback && principals_count(srv->principals) == 0) {
+	srv->http_tls = principals_mtls(srv->principals)->enabled ? 2 : 1;
+	if (!tr->loopback && !principals_auth_required(srv->principals)) {
 		fprintf(stderr, "mcp-exec: --http %s is not a loopback "
-		    "address and %s/%s lists no bearer tokens: anyone who can "
+		    "address and %s/%s lists no bearer tokens, issuers or "
+		    "mtls: anyone who can "
 		    "reach the port could run code. Add tokens, or listen on "
 		    "127.0.0.1.\n", listen, srv->opts.rules_dir, PRINCIPALS_FILE);
 		goto fail;
@@ -782,11 +670,14 @@ transport_http_start(struct http_tr *tr)
 	tv.tv_sec = srv->conf.server.reap_interval_s;
 	tv.tv_usec = 0;
 	event_add(tr->reaper, &tv);
-	log_info("MCP over HTTP on http://%s%s (%zu bearer token%s%s)",
+	log_info("MCP over HTTP on %s://%s%s (%zu bearer token%s, %zu "
+	    "issuer%s%s)", srv->http_tls == 2 ? "https" : "http",
 	    tr->hosts[0], HTTP_PATH, principals_count(tr->srv->principals),
 	    principals_count(tr->srv->principals) == 1 ? "" : "s",
-	    principals_count(tr->srv->principals) ? "" : ": every client is the "
-	    "local principal");
+	    principals_issuers(tr->srv->principals)->n,
+	    principals_issuers(tr->srv->principals)->n == 1 ? "" : "s",
+	    principals_auth_required(tr->srv->principals) ? "" : ": every "
+	    "client is the local principal");
 	return 0;
 }
 

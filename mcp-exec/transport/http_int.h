@@ -18,7 +18,13 @@
 #include <event2/http.h>
 #include <jansson.h>
 
+#include "mtls.h"
 #include "protocol/mcp.h"
+#include "sessions/profile.h"
+#include "tools/tools.h"
+
+#define HTTP_PATH		"/mcp"
+#define HTTP_METADATA_PATH	"/.well-known/oauth-protected-resource"
 
 #define HTTP_SID_BYTES		24	/* 192 random bits per Mcp-Session-Id */
 #define HTTP_SID_LEN		(2 * HTTP_SID_BYTES)
@@ -47,6 +53,13 @@ struct http_tr {
 	unsigned		 nconns;	/* open connections */
 	uint64_t		 refusal_sec;	/* rate limit of refusals */
 	unsigned		 refusals, refusals_unaudited;
+	struct mtls_hook	 mtls_hook;	/* on every TLS connection */
+};
+
+/* Who a request's client is, and how it proved it (http_auth.c). */
+struct http_auth {
+	char			 principal[PRINCIPAL_MAX];
+	struct tool_client	 client;	/* auth and proof fields only */
 };
 
 /* One MCP session: a protocol connection and its open requests. */
@@ -90,6 +103,28 @@ void		 http_sess_free(struct http_sess *, int status,
 void		 http_sess_reap(evutil_socket_t, short, void *tr);
 /* Open requests of the principal across its MCP sessions. */
 unsigned	 http_sess_requests(const struct http_tr *, const char *);
+
+/*
+ * Caller authentication (http_auth.c).  http_authenticate fills a, or
+ * replies 401/403/400 and returns -1; http_auth_session copies the proof
+ * into a new MCP session's client and audits it (auth_accepted).
+ */
+int	http_authenticate(struct http_tr *, struct evhttp_request *,
+	    const char *host, struct http_auth *a);
+void	http_auth_session(struct http_tr *, struct evhttp_request *,
+	    const struct http_auth *, struct tool_client *);
+void	http_auth_ssl(struct http_tr *, SSL *);
+void	http_handle_metadata(struct http_tr *, struct evhttp_request *,
+	    const char *host);
+/* A refusal for the audit trail, rate-limited (c may be NULL). */
+void	http_refusal(struct http_tr *, const char *peer, const char *principal,
+	    const char *detail, const struct tool_client *c);
+/* The header's only value: 0 absent (NULL), 1 found, -1 repeated. */
+int	http_header_one(struct evhttp_request *, const char *name,
+	    const char **out);
+/* A reply with body as JSON (stolen; NULL: none). */
+void	http_reply_json(struct evhttp_request *, int status,
+	    const char *reason, json_t *body);
 
 /* An HTTP-level refusal with a JSON-RPC error body (transport_http.c). */
 void	http_reply_error(struct evhttp_request *, int status, int code,

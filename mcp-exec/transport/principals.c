@@ -13,6 +13,8 @@
 
 #include "conf.h"
 #include "hash.h"
+#include "mtls.h"
+#include "oauth.h"
 #include "principals.h"
 #include "util.h"
 
@@ -24,6 +26,8 @@ struct token {
 struct principals {
 	struct token	 tokens[PRINCIPALS_TOKENS_MAX];
 	size_t		 n;
+	struct oauth_issuers issuers;	/* issuers: (oauth_conf.c) */
+	struct mtls_conf mtls;		/* mtls: (mtls.c) */
 };
 
 int
@@ -100,7 +104,8 @@ load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
 static void
 principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
 {
-	static const char *const top[] = { "tokens", NULL };
+	static const char *const top[] = { "tokens", "issuers", "mtls",
+	    NULL };
 	const json_t	*v;
 	json_t		*arr;
 	size_t		 i;
@@ -108,6 +113,9 @@ principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
 	if (conf_expect_object(ctx, root, PRINCIPALS_FILE) == -1)
 		return;
 	conf_check_keys(ctx, root, top);
+	if (conf_get_array(ctx, root, "issuers", &arr) == 1)
+		oauth_conf_load(ctx, arr, &p->issuers);
+	mtls_conf_load(ctx, json_object_get(root, "mtls"), &p->mtls);
 	if (conf_get_array(ctx, root, "tokens", &arr) != 1)
 		return;
 	if (json_array_size(arr) > PRINCIPALS_TOKENS_MAX) {
@@ -154,6 +162,8 @@ principals_free(struct principals *p)
 {
 	if (p == NULL)
 		return;
+	oauth_issuers_clear(&p->issuers);
+	mtls_clear(&p->mtls);
 	explicit_bzero(p, sizeof(*p));
 	free(p);
 }
@@ -162,6 +172,31 @@ size_t
 principals_count(const struct principals *p)
 {
 	return p->n;
+}
+
+int
+principals_auth_required(const struct principals *p)
+{
+	return p->n > 0 || p->issuers.n > 0 || p->mtls.enabled;
+}
+
+int
+principals_prepare(struct principals *p)
+{
+	jwks_load_all(&p->issuers);
+	return mtls_prepare(&p->mtls);
+}
+
+struct oauth_issuers *
+principals_issuers(struct principals *p)
+{
+	return &p->issuers;
+}
+
+struct mtls_conf *
+principals_mtls(struct principals *p)
+{
+	return &p->mtls;
 }
 
 const char *

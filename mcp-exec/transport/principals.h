@@ -19,6 +19,8 @@
 #define PRINCIPALS_TOKEN_LEN_MAX 4096	/* bytes of a presented token */
 
 struct principals;
+struct oauth_issuers;
+struct mtls_conf;
 
 /* NULL after printing file:line:column errors; a missing file has no tokens. */
 struct principals	*principals_load(const char *rules_dir);
@@ -27,6 +29,16 @@ size_t			 principals_count(const struct principals *);
 /* The principal the token stands for, or NULL (unknown, empty, too long). */
 const char		*principals_lookup(const struct principals *,
 			    const char *token, size_t len);
+/* Whether an HTTP client must prove who it is: tokens, issuers or mTLS. */
+int			 principals_auth_required(const struct principals *);
+/*
+ * For a server (not `stockade rules check`): fetches the issuers' keys
+ * (bounded in time, see jwks.c) and loads the mTLS files; -1 when the
+ * mTLS files do not load.
+ */
+int			 principals_prepare(struct principals *);
+struct oauth_issuers	*principals_issuers(struct principals *);
+struct mtls_conf	*principals_mtls(struct principals *);
 /* 1 for a principal name: printable ASCII, no spaces, 1 to 255 bytes. */
 int			 principal_name_ok(const char *);
 

@@ -1,0 +1,290 @@
+/*
+ * Verifies a JWT access token (RFC 9068) for this resource server.  The
+ * token is the client's and untrusted: libcjose parses and verifies it;
+ * its claims are read before that only to pick the issuer whose keys
+ * must verify it, and trusted only after.  Then iss, aud (RFC 8707),
+ * exp/nbf with leeway, and the required scopes are checked.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjose/cjose.h>
+
+#include "hash.h"
+#include "oauth.h"
+#include "transport/principals.h"
+#include "util.h"
+
+#define WHY(...)	snprintf(why, whylen, __VA_ARGS__)
+
+/* The claim as a string copied into out (max bytes); 0 if absent or not. */
+static int
+claim_string(const json_t *claims, const char *name, char *out, size_t max)
+{
+	const char	*s = json_string_value(json_object_get(claims, name));
+
+	if (s == NULL || strlen(s) >= max)
+		return 0;
+	snprintf(out, max, "%s", s);
+	str_ascii(out);
+	return 1;
+}
+
+static int
+aud_ok(const json_t *aud, const char *want)
+{
+	const json_t	*v;
+	size_t		 i;
+
+	if (json_is_string(aud))
+		return strcmp(json_string_value(aud), want) == 0;
+	json_array_foreach(aud, i, v)
+		if (json_is_string(v) && strcmp(json_string_value(v), want) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether the token grants scope: `scope` (RFC 9068) or `scp` (Entra, Okta). */
+static int
+scope_granted(const json_t *claims, const char *scope)
+{
+	const json_t	*v, *e;
+	const char	*s, *p;
+	size_t		 n = strlen(scope), i;
+
+	if ((s = json_string_value(json_object_get(claims, "scope"))) != NULL)
+		for (p = s; *p != '\0'; p += strcspn(p, " ")) {
+			p += strspn(p, " ");
+			if (strncmp(p, scope, n) == 0 && (p[n] == ' ' ||
+			    p[n] == '\0'))
+				return 1;
+		}
+	v = json_object_get(claims, "scp");
+	if (json_is_string(v))
+		return strcmp(json_string_value(v), scope) == 0;
+	json_array_foreach(v, i, e)
+		if (json_is_string(e) && strcmp(json_string_value(e), scope) ==
+		    0)
+			return 1;
+	return 0;
+}
+
+/* A time claim: an integer, or a number (some providers send 1.7e9). */
+static int
+claim_time(const json_t *claims, const char *name, int64_t *out)
+{
+	const json_t	*v = json_object_get(claims, name);
+
+	if (json_is_integer(v))
+		*out = json_integer_value(v);
+	else if (json_is_real(v) && json_real_value(v) > -1e15 &&
+	    json_real_value(v) < 1e15)
+		*out = (int64_t)json_real_value(v);
+	else
+		return v == NULL ? 0 : -1;
+	return 1;
+}
+
+static void
+claim_groups(const struct oauth_issuer *is, const json_t *claims,
+    struct oauth_ident *id)
+{
+	const json_t	*g, *v;
+	size_t		 i;
+
+	id->ngroups = 0;
+	if (is->groups_claim[0] == '\0')
+		return;
+	g = json_object_get(claims, is->groups_claim);
+	if (json_is_string(g) && strlen(json_string_value(g)) <
+	    CLIENT_GROUP_LEN) {
+		snprintf(id->groups[id->ngroups++], CLIENT_GROUP_LEN, "%s",
+		    json_string_value(g));
+		return;
+	}
+	/* Past the cap, groups are left out: a group may only grant. */
+	json_array_foreach(g, i, v) {
+		if (id->ngroups == CLIENT_GROUPS_MAX)
+			break;
+		if (json_is_string(v) && strlen(json_string_value(v)) <
+		    CLIENT_GROUP_LEN && principal_name_ok(json_string_value(v)))
+			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_LEN,
+			    "%s", json_string_value(v));
+	}
+}
+
+enum oauth_verdict
+oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
+    int64_t now, struct oauth_ident *id, char *why, size_t whylen)
+{
+	const char	*jti;
+	char		 value[PRINCIPAL_MAX];
+	int64_t		 exp, nbf;
+	size_t		 i, off = 0;
+	int		 r;
+
+	if (!json_is_object(claims)) {
+		WHY("claims are not a JSON object");
+		return OAUTH_INVALID;
+	}
+	snprintf(id->issuer, sizeof(id->issuer), "%s", is->issuer);
+	(void)claim_string(claims, "sub", id->subject, sizeof(id->subject));
+	if (!claim_string(claims, "client_id", id->client_id,
+	    sizeof(id->client_id)))
+		(void)claim_string(claims, "azp", id->client_id,
+		    sizeof(id->client_id));
+	if ((jti = json_string_value(json_object_get(claims, "jti"))) != NULL)
+		sha256_hex(jti, strlen(jti), id->jti_sha256);
+	if (claim_time(claims, "exp", &exp) != 1) {
+		WHY("no exp claim");
+		return OAUTH_INVALID;
+	}
+	if (now > exp + is->leeway_s) {
+		WHY("expired %lld s ago", (long long)(now - exp));
+		return OAUTH_INVALID;
+	}
+	if ((r = claim_time(claims, "nbf", &nbf)) == -1 || (r == 1 &&
+	    now + is->leeway_s < nbf)) {
+		WHY("not valid before %lld", (long long)nbf);
+		return OAUTH_INVALID;
+	}
+	if (!aud_ok(json_object_get(claims, "aud"), is->audience)) {
+		WHY("audience is not %s", is->audience);
+		return OAUTH_INVALID;
+	}
+	if (!claim_string(claims, is->principal_claim, value, sizeof(value)) ||
+	    xsnprintf(id->principal, sizeof(id->principal), "%s%s",
+	    is->principal_prefix, value) == -1 ||
+	    !principal_name_ok(id->principal)) {
+		WHY("claim %s is missing or no principal name",
+		    is->principal_claim);
+		return OAUTH_INVALID;
+	}
+	claim_groups(is, claims, id);
+	id->scope_needed[0] = '\0';
+	for (i = 0; i < is->nscopes; i++)
+		if (!scope_granted(claims, is->scopes[i]))
+			off += (size_t)snprintf(id->scope_needed + off,
+			    sizeof(id->scope_needed) - off, "%s%s", off ? " " :
+			    "", is->scopes[i]);
+	if (off > 0) {
+		WHY("scope %s not granted", id->scope_needed);
+		return OAUTH_SCOPE;
+	}
+	return OAUTH_OK;
+}
+
+/* Whether the key may verify alg: RSA for RS/PS, EC on alg's curve. */
+static int
+key_fits(const cjose_jwk_t *jwk, unsigned alg)
+{
+	cjose_err	 err;
+	cjose_jwk_ec_curve crv;
+
+	switch (cjose_jwk_get_kty(jwk, &err)) {
+	case CJOSE_JWK_KTY_RSA:
+		return (alg & (OAUTH_RS256 | OAUTH_RS384 | OAUTH_RS512 |
+		    OAUTH_PS256 | OAUTH_PS384 | OAUTH_PS512)) != 0;
+	case CJOSE_JWK_KTY_EC:
+		crv = cjose_jwk_EC_get_curve(jwk, &err);
+		return (alg == OAUTH_ES256 && crv == CJOSE_JWK_EC_P_256) ||
+		    (alg == OAUTH_ES384 && crv == CJOSE_JWK_EC_P_384) ||
+		    (alg == OAUTH_ES512 && crv == CJOSE_JWK_EC_P_521);
+	default:
+		return 0;	/* oct: HMAC with a "public" key, never */
+	}
+}
+
+/* The key named kid (any fitting key when the token names none). */
+static const cjose_jwk_t *
+key_find(const struct oauth_issuer *is, const char *kid, unsigned alg)
+{
+	size_t	 i;
+
+	for (i = 0; i < is->nkeys; i++)
+		if ((kid == NULL || strcmp(is->keys[i].kid, kid) == 0) &&
+		    key_fits(is->keys[i].jwk, alg))
+			return is->keys[i].jwk;
+	return NULL;
+}
+
+static struct oauth_issuer *
+issuer_find(struct oauth_issuers *set, const char *iss)
+{
+	size_t	 i;
+
+	for (i = 0; iss != NULL && i < set->n; i++)
+		if (strcmp(set->v[i].issuer, iss) == 0)
+			return &set->v[i];
+	return NULL;
+}
+
+enum oauth_verdict
+oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
+    int64_t now, struct oauth_ident *id, char *why, size_t whylen)
+{
+	enum oauth_verdict	 v = OAUTH_INVALID;
+	struct oauth_issuer	*is;
+	const cjose_jwk_t	*jwk;
+	cjose_jws_t		*jws = NULL;
+	cjose_err		 err;
+	json_t			*hdr, *claims = NULL;
+	json_error_t		 je;
+	const char		*alg, *kid;
+	uint8_t			*payload;
+	size_t			 plen;
+	unsigned		 bit;
+
+	memset(id, 0, sizeof(*id));
+	if (len > OAUTH_TOKEN_MAX) {
+		WHY("token longer than %d bytes", OAUTH_TOKEN_MAX);
+		return OAUTH_INVALID;
+	}
+	if ((jws = cjose_jws_import(token, len, &err)) == NULL) {
+		WHY("not a JWS: %s", err.message);
+		return OAUTH_INVALID;
+	}
+	hdr = (json_t *)cjose_jws_get_protected(jws);
+	alg = json_string_value(json_object_get(hdr, "alg"));
+	kid = json_string_value(json_object_get(hdr, "kid"));
+	/* The payload picks the issuer; it is trusted once verified. */
+	if (!cjose_jws_get_plaintext(jws, &payload, &plen, &err) ||
+	    (claims = json_loadb((const char *)payload, plen,
+	    JSON_REJECT_DUPLICATES, &je)) == NULL || !json_is_object(claims)) {
+		WHY("payload is not a JSON object");
+		goto out;
+	}
+	if ((is = issuer_find(set, json_string_value(json_object_get(claims,
+	    "iss")))) == NULL) {
+		WHY("issuer %.128s is not trusted", json_is_string(
+		    json_object_get(claims, "iss")) ? json_string_value(
+		    json_object_get(claims, "iss")) : "(none)");
+		goto out;
+	}
+	snprintf(id->issuer, sizeof(id->issuer), "%s", is->issuer);
+	if ((bit = oauth_alg_bit(alg)) == 0 || (is->algs & bit) == 0) {
+		WHY("alg %.16s is not accepted from this issuer", alg ? alg :
+		    "(none)");
+		goto out;
+	}
+	if ((jwk = key_find(is, kid, bit)) == NULL) {
+		/* Keys rotate: look again, rarely (jwks.c says how rarely). */
+		if (jwks_refresh(is, mono_ms()) == 0)
+			jwk = key_find(is, kid, bit);
+		if (jwk == NULL) {
+			WHY("no %s key with kid %.64s", alg, kid ? kid :
+			    "(none)");
+			goto out;
+		}
+	}
+	if (!cjose_jws_verify(jws, jwk, &err)) {
+		WHY("signature does not verify");
+		goto out;
+	}
+	v = oauth_claims_check(is, claims, now, id, why, whylen);
+out:
+	json_decref(claims);
+	cjose_jws_release(jws);
+	return v;
+}

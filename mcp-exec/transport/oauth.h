@@ -1,0 +1,130 @@
+/*
+ * OAuth 2.1 resource server: JWT access tokens from the issuers listed in
+ * rules/principals.yaml (`issuers:`).  The issuers' metadata and keys come
+ * over HTTPS (jwks.c); a token is untrusted until libcjose has verified
+ * its signature with a key of the issuer its `iss` names, and then its
+ * claims are checked here (oauth.c).  No JWT is parsed by hand.
+ *
+ * Ownership: struct oauth_issuers owns its keys (oauth_issuers_clear);
+ * struct oauth_ident is the caller's, filled by oauth_verify.
+ */
+#ifndef STOCKADE_OAUTH_H
+#define STOCKADE_OAUTH_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "hash.h"
+#include "sessions/profile.h"
+#include "tools/tools.h"
+
+#define OAUTH_ISSUERS_MAX	8
+#define OAUTH_URL_MAX		512
+#define OAUTH_SCOPES_MAX	8
+#define OAUTH_SCOPE_LEN		64
+#define OAUTH_CLAIM_LEN		64
+#define OAUTH_PREFIX_LEN	32
+#define OAUTH_KEYS_MAX		16	/* keys kept of one JWKS */
+#define OAUTH_KID_MAX		128
+#define OAUTH_TOKEN_MAX		8192	/* bytes of a presented JWT */
+#define OAUTH_LEEWAY_S		30	/* clock skew allowed on exp/nbf */
+#define OAUTH_LEEWAY_MAX_S	300
+#define OAUTH_REFRESH_MIN_S	30	/* between refreshes on unknown kid */
+#define OAUTH_LOAD_TIMEOUT_MS	5000	/* one fetch at load or SIGHUP */
+#define OAUTH_REFRESH_TIMEOUT_MS 2000	/* one fetch on unknown kid */
+#define OAUTH_DOC_MAX		(256 * 1024)	/* metadata or JWKS bytes */
+
+/* Signature algorithms, as a bit set; never none nor HMAC. */
+enum oauth_alg {
+	OAUTH_RS256 = 1 << 0, OAUTH_RS384 = 1 << 1, OAUTH_RS512 = 1 << 2,
+	OAUTH_PS256 = 1 << 3, OAUTH_PS384 = 1 << 4, OAUTH_PS512 = 1 << 5,
+	OAUTH_ES256 = 1 << 6, OAUTH_ES384 = 1 << 7, OAUTH_ES512 = 1 << 8,
+};
+#define OAUTH_ALGS_DEFAULT	(OAUTH_RS256 | OAUTH_PS256 | OAUTH_ES256)
+
+struct oauth_key {
+	void		*jwk;		/* cjose_jwk_t */
+	char		 kid[OAUTH_KID_MAX];	/* "" if the JWK has none */
+};
+
+struct oauth_issuer {
+	char		 issuer[OAUTH_URL_MAX];
+	char		 audience[OAUTH_URL_MAX];	/* our resource URI */
+	char		 scopes[OAUTH_SCOPES_MAX][OAUTH_SCOPE_LEN]; /* required */
+	size_t		 nscopes;
+	char		 principal_claim[OAUTH_CLAIM_LEN];	/* "sub" */
+	char		 principal_prefix[OAUTH_PREFIX_LEN];	/* "oidc:" */
+	char		 groups_claim[OAUTH_CLAIM_LEN];		/* "" none */
+	unsigned	 algs;
+	int64_t		 leeway_s;
+	int64_t		 refresh_min_s;
+	int		 insecure_http_loopback;	/* tests only */
+	char		 ca_file[PATH_MAX];	/* "" system trust store */
+	char		 jwks_uri[OAUTH_URL_MAX];	/* set, or discovered */
+	int		 jwks_configured;
+	struct oauth_key keys[OAUTH_KEYS_MAX];
+	size_t		 nkeys;
+	uint64_t	 refreshed_ms;	/* last refresh on demand; 0 never */
+};
+
+struct oauth_issuers {
+	struct oauth_issuer	 v[OAUTH_ISSUERS_MAX];
+	size_t			 n;
+};
+
+/* What a verified token says; strings are "" when the token lacks them. */
+struct oauth_ident {
+	char		 principal[PRINCIPAL_MAX];
+	char		 issuer[OAUTH_URL_MAX];
+	char		 subject[CLIENT_SUBJECT_MAX];
+	char		 client_id[CLIENT_ID_MAX];
+	char		 jti_sha256[SHA256_HEX + 1];
+	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_LEN];
+	size_t		 ngroups;
+	char		 scope_needed[OAUTH_SCOPES_MAX * OAUTH_SCOPE_LEN];
+};
+
+enum oauth_verdict {
+	OAUTH_OK,
+	OAUTH_INVALID,		/* 401 invalid_token */
+	OAUTH_SCOPE,		/* 403 insufficient_scope, scope_needed set */
+};
+
+struct conf_ctx;
+/* The `issuers:` list of principals.yaml (node may be NULL: none). */
+void	oauth_conf_load(struct conf_ctx *, const json_t *arr,
+	    struct oauth_issuers *);
+/* Frees every key. */
+void	oauth_issuers_clear(struct oauth_issuers *);
+/* One alg name's bit, 0 for a name we do not verify. */
+unsigned oauth_alg_bit(const char *);
+
+/*
+ * Discovery and JWKS for every issuer, each fetch bounded by
+ * OAUTH_LOAD_TIMEOUT_MS; an issuer that cannot be reached keeps no keys
+ * (its tokens are refused, and refetch is tried on demand).
+ */
+void	jwks_load_all(struct oauth_issuers *);
+/* Refetch one issuer's JWKS (rate-limited by refresh_min_s); 0 if done. */
+int	jwks_refresh(struct oauth_issuer *, uint64_t now_ms);
+/* Replaces the issuer's keys with those of a JWKS document (a JSON
+ * object, borrowed); returns how many were kept. */
+size_t	jwks_set_keys(struct oauth_issuer *, const json_t *jwks);
+
+/*
+ * Verifies token (untrusted bytes) against the issuers at time now
+ * (seconds); may refresh an issuer's JWKS once on an unknown kid.  why
+ * gets a reason for the audit trail and the log, never for the client.
+ */
+enum oauth_verdict oauth_verify(struct oauth_issuers *, const char *token,
+	    size_t len, int64_t now, struct oauth_ident *, char *why,
+	    size_t whylen);
+/* The checks after the signature: claims is the verified payload. */
+enum oauth_verdict oauth_claims_check(const struct oauth_issuer *,
+	    const json_t *claims, int64_t now, struct oauth_ident *,
+	    char *why, size_t whylen);
+
+#endif
