@@ -60,6 +60,9 @@ static const struct field f_session[] = {
 static const struct field f_call_refused[] = {
 	{ "principal", F_STR }, { "reason", F_STR }, END
 };
+static const struct field f_auth_accepted[] = {
+	{ "principal", F_STR }, { "auth", F_STR }, END
+};
 static const struct field f_artifact_delivered[] = {
 	{ "principal", F_STR }, { "session_id", F_STR }, { "artifact", F_STR },
 	{ "sha256", F_HASH }, { "size", F_UINT }, { "mime", F_STR },
@@ -108,6 +111,7 @@ static const struct evtype writer_types[] = {
 	{ "session_expired", f_session },
 	{ "session_evicted", f_session_closed },
 	{ "call_refused", f_call_refused },
+	{ "auth_accepted", f_auth_accepted },
 	{ "artifact_delivered", f_artifact_delivered },
 	{ "artifact_refused", f_artifact_refused },
 	{ "egress_denied", f_egress_denied },

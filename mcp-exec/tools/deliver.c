@@ -36,8 +36,19 @@ tool_client_json(const struct tool_client *c)
 		json_object_set_new(o, "remote_port",
 		    json_integer(c->remote_port));
 	}
-	if (o != NULL && c->auth[0] != '\0')
-		json_object_set_new(o, "auth", json_string(c->auth));
+	if (o == NULL)
+		return NULL;
+#define SET(k, v) do {							\
+	if ((v)[0] != '\0')						\
+		json_object_set_new(o, k, json_string(v));		\
+} while (0)
+	SET("auth", c->auth);
+	SET("issuer", c->issuer);
+	SET("subject", c->subject);
+	SET("client_id", c->client_id);
+	SET("jti_sha256", c->jti_sha256);
+	SET("cert_sha256", c->cert_sha256);
+#undef SET
 	return o;
 }
 
