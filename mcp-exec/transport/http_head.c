@@ -22,8 +22,11 @@
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <event2/event.h>
 #include <event2/util.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include "http_head.h"
 #include "log.h"
@@ -31,6 +34,7 @@
 
 #define HEAD_CL_DIGITS_MAX	18	/* fits an int64 */
 #define HEAD_CHUNK_STEP		(16 * 1024)	/* body bytes decoded at once */
+#define HEAD_TLS_WRITE_MAX	(16 * 1024)	/* one TLS record's worth */
 
 /*
  * picohttpparser's API.  Debian's libh2o exports these symbols but does
@@ -333,6 +337,43 @@ head_writable(evutil_socket_t fd, short ev, void *arg)
 }
 
 /*
+ * Bytes of src into the kernel: straight to the fd, or through the TLS
+ * connection's SSL when the socket bufferevent is libevent-openssl's (its
+ * own output buffer stays empty, so the two never interleave records).
+ */
+static int
+head_write(struct http_head *hh, struct evbuffer *src, evutil_socket_t fd)
+{
+	SSL		*ssl = bufferevent_openssl_get_ssl(hh->sock);
+	size_t		 len;
+	unsigned char	*p;
+	int		 n;
+
+	if (ssl == NULL)
+		return evbuffer_write_atmost(src, fd, -1);
+	len = evbuffer_get_contiguous_space(src);
+	if (len > HEAD_TLS_WRITE_MAX)
+		len = HEAD_TLS_WRITE_MAX;
+	if ((p = evbuffer_pullup(src, (ev_ssize_t)len)) == NULL)
+		fatalx("evbuffer_pullup");
+	if ((n = SSL_write(ssl, p, (int)len)) > 0) {
+		evbuffer_drain(src, (size_t)n);
+		return n;
+	}
+	switch (SSL_get_error(ssl, n)) {
+	case SSL_ERROR_WANT_WRITE:
+	case SSL_ERROR_WANT_READ:
+		errno = EAGAIN;
+		break;
+	default:
+		ERR_clear_error();
+		errno = EPIPE;
+		break;
+	}
+	return -1;
+}
+
+/*
  * Output straight to the socket.  evhttp frees a connection it is done
  * with as soon as the filter has taken its last bytes; bytes left in the
  * socket bufferevent then would be lost (a truncated reply to every
@@ -348,7 +389,7 @@ http_head_output(struct evbuffer *src, struct evbuffer *dst,
 	int			 n, moved = 0;
 
 	while (evbuffer_get_length(src) > 0) {
-		if ((n = evbuffer_write_atmost(src, fd, -1)) > 0) {
+		if ((n = head_write(hh, src, fd)) > 0) {
 			moved = 1;
 			continue;
 		}

@@ -239,6 +239,9 @@ mtls_prepare(struct mtls_conf *m)
 	if ((ctx = SSL_CTX_new(TLS_server_method())) == NULL)
 		fatalx("SSL_CTX_new");
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	/* http_head.c writes through SSL_write, retrying from a moved buffer. */
+	SSL_CTX_set_mode(ctx, SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	    SSL_MODE_ENABLE_PARTIAL_WRITE);
 	if (SSL_CTX_use_certificate_chain_file(ctx, m->cert_file) != 1 ||
 	    SSL_CTX_use_PrivateKey_file(ctx, m->key_file,
 	    SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1) {
