@@ -138,7 +138,9 @@ jwks_discover(struct oauth_issuer *is, long timeout_ms)
 			    "configuration", is->issuer, is->issuer[strlen(
 			    is->issuer) - 1] == '/' ? "" : "/");
 		else {
-			path = strchr(strstr(is->issuer, "://") + 3, '/');
+			if ((path = strstr(is->issuer, "://")) == NULL)
+				break;
+			path = strchr(path + 3, '/');
 			hlen = path ? (size_t)(path - is->issuer) :
 			    strlen(is->issuer);
 			snprintf(url, sizeof(url), "%.*s/.well-known/oauth-"
