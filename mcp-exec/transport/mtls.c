@@ -15,7 +15,7 @@
 #include "conf.h"
 #include "log.h"
 #include "mtls.h"
-#include "transport/principals.h"
+#include "principals.h"
 #include "util.h"
 
 static const char *const mtls_froms[] = { "cn", "san_email", "san_dns",

@@ -13,7 +13,7 @@
 
 #include "hash.h"
 #include "oauth.h"
-#include "transport/principals.h"
+#include "principals.h"
 #include "util.h"
 
 #define WHY(...)	snprintf(why, whylen, __VA_ARGS__)

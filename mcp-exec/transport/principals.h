@@ -1,6 +1,7 @@
 /*
  * Who may use the HTTP transport (rules/principals.yaml): bearer tokens,
- * kept only as SHA-256 hashes, each standing for one principal.  The file
+ * kept only as SHA-256 hashes, each standing for one principal; OAuth
+ * issuers (oauth.h) and client certificate rules (mtls.h).  The file
  * is operator input, validated whole; a presented token is the client's,
  * untrusted, and is looked up in time that does not depend on its value.
  *
