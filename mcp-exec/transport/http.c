@@ -177,7 +177,8 @@ check_host_origin(struct http_tr *tr, struct evhttp_request *req,
 	}
 	if (*host == NULL || !host_syntax_ok(*host))
 		*host = tr->hosts[0];
-	if (origin == NULL || host_allowed(tr, origin, "http://"))
+	if (origin == NULL || host_allowed(tr, origin, tr->srv->http_tls == 2 ?
+	    "https://" : "http://"))
 		return 0;
 	for (i = 0; i < sc->norigins; i++)
 		if (evutil_ascii_strcasecmp(origin,
@@ -236,7 +237,7 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 	}
 	/* The principal is fixed when the session starts. */
 	if (strcmp(s->conn->principal, principal) != 0) {
-		http_refusal(tr, s->conn->client.remote_addr, principal,
+		http_refusal(tr, http_peer(req), principal,
 		    "credentials of another principal than the MCP session's",
 		    NULL);
 		http_reply_error(req, 403, RPC_SERVER_ERROR, "this MCP session "

@@ -97,8 +97,8 @@ http_refusal(struct http_tr *tr, const char *peer, const char *principal,
 	tr->refusals_unaudited = 0;
 }
 
-static const char *
-peer_of(struct evhttp_request *req)
+const char *
+http_peer(struct evhttp_request *req)
 {
 	ev_uint16_t	 port;
 	char		*addr = NULL;
@@ -221,7 +221,7 @@ auth_jwt(struct http_tr *tr, struct evhttp_request *req, const char *host,
 		    id.principal);
 		return 0;
 	}
-	http_refusal(tr, peer_of(req), id.principal[0] ? id.principal :
+	http_refusal(tr, http_peer(req), id.principal[0] ? id.principal :
 	    "anonymous", why, &a->client);
 	if (v == OAUTH_SCOPE)
 		reply_scope(tr, req, host, id.scope_needed);
@@ -262,7 +262,7 @@ http_authenticate(struct http_tr *tr, struct evhttp_request *req,
 		    a->client.subject, sizeof(a->client.subject),
 		    a->client.cert_sha256) == 0)
 			return 0;
-		http_refusal(tr, peer_of(req), "anonymous", "client "
+		http_refusal(tr, http_peer(req), "anonymous", "client "
 		    "certificate: no mtls.principal rule matches", &a->client);
 		reply_unauthorized(tr, req, host, 0);
 		return -1;
@@ -276,7 +276,7 @@ http_authenticate(struct http_tr *tr, struct evhttp_request *req,
 	n = strspn(tok, b64token);
 	n += strspn(tok + n, "=");
 	if (tok[n] != '\0') {
-		http_refusal(tr, peer_of(req), "anonymous", "malformed bearer "
+		http_refusal(tr, http_peer(req), "anonymous", "malformed bearer "
 		    "token", NULL);
 		reply_unauthorized(tr, req, host, 1);
 		return -1;
@@ -289,7 +289,7 @@ http_authenticate(struct http_tr *tr, struct evhttp_request *req,
 	/* Not a static token: a JWT (header.payload.signature), if any issuer. */
 	if (principals_issuers(p)->n > 0 && memchr(tok, '.', n) != NULL)
 		return auth_jwt(tr, req, host, tok, n, a);
-	http_refusal(tr, peer_of(req), "anonymous", "unknown bearer token",
+	http_refusal(tr, http_peer(req), "anonymous", "unknown bearer token",
 	    NULL);
 	reply_unauthorized(tr, req, host, 1);
 	return -1;

@@ -116,6 +116,8 @@ void	http_auth_session(struct http_tr *, struct evhttp_request *,
 void	http_auth_ssl(struct http_tr *, SSL *);
 void	http_handle_metadata(struct http_tr *, struct evhttp_request *,
 	    const char *host);
+/* The request's peer address as text ("?" unknown; evhttp's storage). */
+const char *http_peer(struct evhttp_request *);
 /* A refusal for the audit trail, rate-limited (c may be NULL). */
 void	http_refusal(struct http_tr *, const char *peer, const char *principal,
 	    const char *detail, const struct tool_client *c);

@@ -7,7 +7,8 @@
 # a missing scope is 403 insufficient_scope; RFC 9728 metadata names the
 # provider; key rotation at the provider is picked up; groups come from
 # the claim; static tokens still work; SIGHUP changes the issuers without
-# ending a session; every decision is in the audit trail.
+# ending a session; every decision is in the audit trail.  The official
+# SDK client (v1) connects with its client-credentials OAuth provider.
 . "$(dirname "$0")/lib.sh"
 
 OIDC="$HERE/oidc"
@@ -56,6 +57,13 @@ for _ in $(seq 1 250); do
 	sleep 0.02
 done
 grep -q "1 signing key from $ISS/jwks" "$T/mx.err" || fail "no JWKS fetched at load"
+
+# The official SDK client, with its client-credentials OAuth provider: it
+# finds the provider through our 401 and RFC 9728 metadata on its own.
+tools=$(node "$OIDC/sdk.mjs" "$RES" 2>"$T/sdk.err") ||
+	{ cat "$T/sdk.err" >&2; fail "the SDK client did not connect with OAuth"; }
+echo "$tools" | grep -qw execute_python || fail "SDK client: tools $tools"
+note "the official SDK client connected with client_credentials: $tools"
 
 "$PY" - "$PORT" "$ISS" "$RES" "$TOKS" "$T" <<'EOF' || fail "OAuth cases (see above)"
 import base64, http.client, json, os, sys, time, urllib.parse, urllib.request

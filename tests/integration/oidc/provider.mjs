@@ -29,9 +29,16 @@ function makeProvider() {
       ...CLIENT, grant_types: ['client_credentials'], redirect_uris: [],
       response_types: [], token_endpoint_auth_method: 'client_secret_post',
       scope: 'mcp:tools other',
+    }, {
+      // The SDK's ClientCredentialsProvider authenticates with HTTP Basic.
+      client_id: 'sdk-client', client_secret: 'sdk-secret',
+      grant_types: ['client_credentials'], redirect_uris: [],
+      response_types: [], token_endpoint_auth_method: 'client_secret_basic',
+      scope: 'mcp:tools',
     }],
     jwks: { keys: [key] },
     scopes: ['mcp:tools', 'other'],
+    ttl: { ClientCredentials: 300 },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
