@@ -209,6 +209,27 @@ key_find(const struct oauth_issuer *is, const char *kid, unsigned alg)
 	return NULL;
 }
 
+/*
+ * RFC 7515 compact form: three base64url parts, no padding.  Checked
+ * before libcjose sees the bytes: cjose 0.6.2 asserts (aborts the
+ * process) on a '=' inside a part, which a client could send.
+ */
+static int
+compact_ok(const char *t, size_t len)
+{
+	static const char b64url[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
+	    "KLMNOPQRSTUVWXYZ0123456789-_";
+	size_t	 i, dots = 0;
+
+	for (i = 0; i < len; i++) {
+		if (t[i] == '.')
+			dots++;
+		else if (t[i] == '\0' || strchr(b64url, t[i]) == NULL)
+			return 0;
+	}
+	return dots == 2;
+}
+
 static struct oauth_issuer *
 issuer_find(struct oauth_issuers *set, const char *iss)
 {
@@ -239,6 +260,10 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	memset(id, 0, sizeof(*id));
 	if (len > OAUTH_TOKEN_MAX) {
 		WHY("token longer than %d bytes", OAUTH_TOKEN_MAX);
+		return OAUTH_INVALID;
+	}
+	if (!compact_ok(token, len)) {
+		WHY("not a compact JWS (three base64url parts)");
 		return OAUTH_INVALID;
 	}
 	if ((jws = cjose_jws_import(token, len, &err)) == NULL) {
