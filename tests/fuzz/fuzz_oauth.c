@@ -4,7 +4,8 @@
  * bytes are a token for oauth_verify (cjose parses it; we pick the
  * issuer, alg and key from its header and payload); 1: they are a
  * verified payload for oauth_claims_check; 2: a certificate name for an
- * mtls rule.  Nothing is fetched: the issuer's refetch is rate-limited.
+ * mtls rule; 3: principals.yaml's issuers and mtls sections (YAML).
+ * Nothing is fetched: the issuer's refetch is rate-limited.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include <cjose/cjose.h>
 
+#include "conf.h"
 #include "transport/mtls.h"
 #include "transport/oauth.h"
 #include "util.h"
@@ -53,6 +55,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct oauth_ident	 id;
 	struct mtls_rule	 r;
+	struct oauth_issuers	*parsed;
+	struct mtls_conf	 m;
+	struct conf_doc		*doc;
+	struct conf_ctx		 ctx;
 	json_t			*c;
 	char			 why[256], out[PRINCIPAL_MAX];
 
@@ -60,7 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (size < 1)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		(void)oauth_verify(&set, (const char *)data + 1, size - 1,
 		    1800000000, &id, why, sizeof(why));
@@ -72,6 +78,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    why, sizeof(why));
 			json_decref(c);
 		}
+		break;
+	case 3:
+		if ((doc = conf_doc_load_buf("principals.yaml", (const char *)
+		    data + 1, size - 1, why, sizeof(why))) == NULL)
+			break;
+		conf_ctx_init(&ctx, doc);
+		parsed = xcalloc(1, sizeof(*parsed));
+		oauth_conf_load(&ctx, json_object_get(conf_doc_root(doc),
+		    "issuers"), parsed);
+		mtls_conf_load(&ctx, json_object_get(conf_doc_root(doc),
+		    "mtls"), &m);
+		oauth_issuers_clear(parsed);
+		free(parsed);
+		conf_doc_free(doc);
 		break;
 	default:
 		memset(&r, 0, sizeof(r));

@@ -292,6 +292,19 @@ START_TEST(test_signatures)
 }
 END_TEST
 
+/* A refetch on an unknown kid waits refresh_min_s after the last one. */
+START_TEST(test_refresh_is_rate_limited)
+{
+	struct oauth_issuer	 is;
+
+	issuer_init(&is);
+	is.refresh_min_s = 30;
+	is.refreshed_ms = 1000000;
+	ck_assert_int_eq(jwks_refresh(&is, 1000000 + 29999), -1);
+	ck_assert_uint_eq(is.refreshed_ms, 1000000);
+}
+END_TEST
+
 START_TEST(test_certificate_rules)
 {
 	struct mtls_rule	 r;
@@ -324,6 +337,7 @@ oauth_suite(void)
 	tcase_add_loop_test(tc, test_bad_files_refused, 0, nitems(bad));
 	tcase_add_test(tc, test_claims_accepted_and_refused);
 	tcase_add_test(tc, test_signatures);
+	tcase_add_test(tc, test_refresh_is_rate_limited);
 	tcase_add_test(tc, test_certificate_rules);
 	suite_add_tcase(s, tc);
 	return s;
