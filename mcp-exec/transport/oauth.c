@@ -196,17 +196,27 @@ key_fits(const cjose_jwk_t *jwk, unsigned alg)
 	}
 }
 
-/* The key named kid (any fitting key when the token names none). */
-static const cjose_jwk_t *
-key_find(const struct oauth_issuer *is, const char *kid, unsigned alg)
+/*
+ * Verifies jws with the key named kid, or with each fitting key when the
+ * token names none: 1 verified, 0 no such key, -1 no key verifies it.
+ */
+static int
+key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
+    unsigned alg)
 {
-	size_t	 i;
+	cjose_err	 err;
+	size_t		 i;
+	int		 found = 0;
 
-	for (i = 0; i < is->nkeys; i++)
-		if ((kid == NULL || strcmp(is->keys[i].kid, kid) == 0) &&
-		    key_fits(is->keys[i].jwk, alg))
-			return is->keys[i].jwk;
-	return NULL;
+	for (i = 0; i < is->nkeys; i++) {
+		if ((kid != NULL && strcmp(is->keys[i].kid, kid) != 0) ||
+		    !key_fits(is->keys[i].jwk, alg))
+			continue;
+		found = 1;
+		if (cjose_jws_verify(jws, is->keys[i].jwk, &err))
+			return 1;
+	}
+	return found ? -1 : 0;
 }
 
 /*
@@ -247,7 +257,6 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 {
 	enum oauth_verdict	 v = OAUTH_INVALID;
 	struct oauth_issuer	*is;
-	const cjose_jwk_t	*jwk;
 	cjose_jws_t		*jws = NULL;
 	cjose_err		 err;
 	json_t			*hdr, *claims = NULL;
@@ -256,6 +265,7 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	uint8_t			*payload;
 	size_t			 plen;
 	unsigned		 bit;
+	int			 r;
 
 	memset(id, 0, sizeof(*id));
 	if (len > OAUTH_TOKEN_MAX) {
@@ -293,17 +303,15 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 		    "(none)");
 		goto out;
 	}
-	if ((jwk = key_find(is, kid, bit)) == NULL) {
-		/* Keys rotate: look again, rarely (jwks.c says how rarely). */
-		if (jwks_refresh(is, mono_ms()) == 0)
-			jwk = key_find(is, kid, bit);
-		if (jwk == NULL) {
-			WHY("no %s key with kid %.64s", alg, kid ? kid :
-			    "(none)");
-			goto out;
-		}
+	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
+	if ((r = key_verify(is, jws, kid, bit)) == 0 &&
+	    jwks_refresh(is, mono_ms()) == 0)
+		r = key_verify(is, jws, kid, bit);
+	if (r == 0) {
+		WHY("no %s key with kid %.64s", alg, kid ? kid : "(none)");
+		goto out;
 	}
-	if (!cjose_jws_verify(jws, jwk, &err)) {
+	if (r == -1) {
 		WHY("signature does not verify");
 		goto out;
 	}

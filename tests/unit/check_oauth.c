@@ -277,6 +277,26 @@ START_TEST(test_signatures)
 	cjose_get_dealloc()(dot);
 	ck_assert_int_eq(oauth_verify(&set, none, strlen(none), NOW, &id, why,
 	    sizeof(why)), OAUTH_INVALID);
+	/* No kid: each fitting key is tried (two published, the second signs). */
+	{
+		char	*a = cjose_jwk_to_json(other, false, &err);
+		char	*b = cjose_jwk_to_json(rsa, false, &err);
+		json_t	*jwks = json_pack("{s:[o,o]}", "keys",
+		    json_loads(a, 0, NULL), json_loads(b, 0, NULL));
+
+		ck_assert_uint_eq(jwks_set_keys(&set.v[0], jwks), 2);
+		json_decref(jwks);
+		free(a);
+		free(b);
+	}
+	t = sign(rsa, "RS256", NULL, CLAIMS);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
+	    sizeof(why)), OAUTH_OK);
+	free(t);
+	t = sign(ec, "ES256", NULL, CLAIMS);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
+	    sizeof(why)), OAUTH_INVALID);
+	free(t);
 	/* Junk; a '=' inside a part (libcjose 0.6.2 would abort on it). */
 	ck_assert_int_eq(oauth_verify(&set, "a.b.c", 5, NOW, &id, why,
 	    sizeof(why)), OAUTH_INVALID);
