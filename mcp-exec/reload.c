@@ -19,6 +19,7 @@
 #include "tools/commands.h"
 #include "tools/patterns.h"
 #include "transport/mtls.h"
+#include "transport/oauth.h"
 #include "transport/principals.h"
 #include "util.h"
 
@@ -220,6 +221,8 @@ server_reload(struct server *srv)
 		return -1;
 	}
 	keep_running(&srv->conf, &p.conf);
+	oauth_issuers_inherit(principals_issuers(p.principals),
+	    principals_issuers(srv->principals));
 	policy_swap(srv, &p);
 	policy_free(&p);
 	audit_load(srv, srv->policy_files, NULL);

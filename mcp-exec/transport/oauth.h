@@ -97,6 +97,13 @@ struct conf_ctx;
 /* The `issuers:` list of principals.yaml (node may be NULL: none). */
 void	oauth_conf_load(struct conf_ctx *, const json_t *arr,
 	    struct oauth_issuers *);
+/*
+ * An issuer of set whose keys could not be fetched keeps those it had in
+ * old (the rules before a SIGHUP): a provider down at reload time locks
+ * no client out.
+ */
+void	oauth_issuers_inherit(struct oauth_issuers *set,
+	    const struct oauth_issuers *old);
 /* Frees every key. */
 void	oauth_issuers_clear(struct oauth_issuers *);
 /* One alg name's bit, 0 for a name we do not verify. */

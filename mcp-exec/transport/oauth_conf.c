@@ -11,6 +11,7 @@
 #include <cjose/cjose.h>
 
 #include "conf.h"
+#include "log.h"
 #include "oauth.h"
 
 static const struct {
@@ -243,4 +244,33 @@ oauth_issuers_clear(struct oauth_issuers *set)
 		set->v[i].nkeys = 0;
 	}
 	set->n = 0;
+}
+
+void
+oauth_issuers_inherit(struct oauth_issuers *set,
+    const struct oauth_issuers *old)
+{
+	const struct oauth_issuer	*o;
+	struct oauth_issuer		*is;
+	cjose_err			 err;
+	size_t				 i, k, n;
+
+	for (i = 0; old != NULL && i < set->n; i++) {
+		is = &set->v[i];
+		if (is->nkeys > 0)
+			continue;
+		for (k = 0, o = NULL; k < old->n && o == NULL; k++)
+			if (strcmp(old->v[k].issuer, is->issuer) == 0)
+				o = &old->v[k];
+		if (o == NULL || o->nkeys == 0)
+			continue;
+		for (n = 0; n < o->nkeys; n++) {
+			is->keys[n].jwk = cjose_jwk_retain(o->keys[n].jwk, &err);
+			snprintf(is->keys[n].kid, sizeof(is->keys[n].kid), "%s",
+			    o->keys[n].kid);
+		}
+		is->nkeys = o->nkeys;
+		log_warnx("oauth: %s: keeping the %zu keys fetched before",
+		    is->issuer, is->nkeys);
+	}
 }

@@ -193,6 +193,20 @@ assert r.status == 403 and 'scope="other"' in www, (r.status, www)
 print('  after SIGHUP: a token without the added scope gets 403 scope="other"')
 EOF
 
+# The provider goes away, then SIGHUP: the keys fetched before are kept,
+# so tokens already issued still work.
+kill "$OP_PID"; wait "$OP_PID" 2>/dev/null || true; OP_PID=""
+kill -HUP "$MX_PID"
+for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] && break; sleep 0.02; done
+grep -q "keeping the 1 keys fetched before" "$T/mx.err" || fail "keys not kept across SIGHUP"
+SID=$(head -1 "$T/session"); TOK=$(tail -1 "$T/session")
+st=$(curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $TOK" \
+    -H "Mcp-Session-Id: $SID" -H 'MCP-Protocol-Version: 2025-11-25' \
+    -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    -d '{"jsonrpc":"2.0","id":11,"method":"tools/list"}' "$RES")
+[ "$st" = 200 ] || fail "with the provider gone, a SIGHUP locked the token out: $st"
+note "provider down at SIGHUP: the keys fetched before are kept"
+
 # The audit trail: each refusal with its reason, each session's proof.
 stop_mx || fail "mcp-exec did not stop cleanly"
 verify

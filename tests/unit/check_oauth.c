@@ -304,7 +304,22 @@ START_TEST(test_signatures)
 	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
 	    sizeof(why)), OAUTH_INVALID);
 	free(t);
-	oauth_issuers_clear(&set);
+	/* A reload that could not fetch keeps the keys fetched before. */
+	{
+		struct oauth_issuers	 next;
+
+		memset(&next, 0, sizeof(next));
+		issuer_init(&next.v[0]);
+		next.n = 1;
+		oauth_issuers_inherit(&next, &set);
+		ck_assert_uint_eq(next.v[0].nkeys, 2);
+		oauth_issuers_clear(&set);
+		t = sign(rsa, "RS256", NULL, CLAIMS);
+		ck_assert_int_eq(oauth_verify(&next, t, strlen(t), NOW, &id,
+		    why, sizeof(why)), OAUTH_OK);
+		free(t);
+		oauth_issuers_clear(&next);
+	}
 	cjose_jwk_release(rsa);
 	cjose_jwk_release(other);
 	cjose_jwk_release(ec);
