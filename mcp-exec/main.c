@@ -287,6 +287,7 @@ cmd_serve(int argc, char *argv[])
 	}
 	/* stdout is the protocol's: logs go to stderr. */
 	log_init("mcp-exec", 1, verbose);
+	o->http = http_listen != NULL;
 	if (server_load(&srv) == -1)
 		goto out;
 	/* --http: stdin is not read; the server runs until SIGTERM. */

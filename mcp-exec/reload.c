@@ -96,12 +96,14 @@ policy_load(const struct server_opts *o, struct server_policy *p)
 	}
 	/* Not found: left empty, and preflight_check says where it looked. */
 	(void)preflight_driver(&p->conf, err, sizeof(err));
+	/* Only --http fetches issuers' keys and loads mTLS files: a stdio
+	 * server never uses them and must not wait for a provider. */
 	if (profile_load(o->rules_dir, o->profile ? o->profile :
 	    p->conf.default_profile, &p->profile) == -1 ||
 	    (p->patterns = patterns_load(o->rules_dir)) == NULL ||
 	    (p->commands = commands_load(o->rules_dir)) == NULL ||
 	    (p->principals = principals_load(o->rules_dir)) == NULL ||
-	    principals_prepare(p->principals) == -1) {
+	    (o->http && principals_prepare(p->principals) == -1)) {
 		policy_free(p);
 		return -1;
 	}

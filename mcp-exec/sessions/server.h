@@ -34,6 +34,7 @@ struct server_opts {
 	const char		*state_dir;	/* NULL: the rules' */
 	const char		*audit_socket;
 	const char		*netguard_socket;
+	int			 http;	/* --http: principals.yaml's keys and mTLS */
 };
 
 struct server {
