@@ -336,8 +336,8 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		return;
 	}
 	sse = media_listed(accept, "text/event-stream");
-	if (http_header_one(req, "Content-Type", &ctype) == -1 || (ctype != NULL &&
-	    !media_listed(ctype, "application/json"))) {
+	if (http_header_one(req, "Content-Type", &ctype) == -1 ||
+	    (ctype != NULL && !media_listed(ctype, "application/json"))) {
 		http_reply_error(req, 415, RPC_SERVER_ERROR, "Content-Type "
 		    "must be application/json");
 		return;

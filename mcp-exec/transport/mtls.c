@@ -217,7 +217,8 @@ mtls_verify_cb(int ok, X509_STORE_CTX *x)
 
 	if (ok)
 		return 1;
-	ssl = X509_STORE_CTX_get_ex_data(x, SSL_get_ex_data_X509_STORE_CTX_idx());
+	ssl = X509_STORE_CTX_get_ex_data(x,
+	    SSL_get_ex_data_X509_STORE_CTX_idx());
 	if (ssl == NULL || (hook = SSL_get_app_data(ssl)) == NULL ||
 	    hook->refused == NULL)
 		return 0;
