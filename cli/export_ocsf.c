@@ -202,7 +202,8 @@ ocsf_auth(struct doc *d, const struct record *r, const char *hostname)
 		export_put(d, "service.name", json_string(EXPORT_PROVIDER));
 	} else {
 		export_put_str_from(d, "user.name", r->obj, "principal");
-		/* Only mcp-exec's HTTP transport writes this refusal. */
+		/* Only mcp-exec's HTTP transport writes these: a refused
+		 * token and auth_accepted. */
 		export_put(d, "service.name", json_string("mcp-exec"));
 		put_src(d, r->obj, hostname, 0);
 	}
