@@ -117,6 +117,25 @@ st=$(curl -s -o "$T/body" -w '%{http_code}' --cacert "$P/ca.crt" --cert "$P/alic
 [ "$(hs bob)" = 200 ] || fail "bob refused after SIGHUP"
 note "SIGHUP: a live session goes on; the new rule holds for new sessions"
 
+# SIGHUP to require: false with a static token: a client without a
+# certificate finishes the handshake and needs the token (401 without).
+TOK=tok-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+sed -i 's/^  crl_file:/  require: false\n  crl_file:/' "$R/principals.yaml"
+printf 'tokens:\n  - sha256: %s\n    principal: "user:carol"\n' \
+    "$(printf %s "$TOK" | sha256sum | cut -d' ' -f1)" >>"$R/principals.yaml"
+kill -HUP "$MX_PID"
+for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] && break; sleep 0.02; done
+[ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] || fail "second reload: $(tail -3 "$T/mx.err")"
+[ "$(hs "")" = 401 ] || fail "require: false, no certificate, no token: not 401"
+grep -qi '^WWW-Authenticate: Bearer .*resource_metadata="https://' "$T/head" ||
+    fail "401 over TLS without an https resource_metadata: $(cat "$T/head")"
+st=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$P/ca.crt" -H "Authorization: Bearer $TOK" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json' -d "$INIT" \
+    "https://127.0.0.1:$PORT/mcp")
+[ "$st" = 200 ] || fail "require: false, a token without a certificate: $st"
+[ "$(hs revoked)" = 000 ] || fail "require: false let a revoked certificate through"
+note "require: false: no certificate needs a token; a bad certificate still fails"
+
 stop_mx || fail "mcp-exec did not stop cleanly"
 verify >/dev/null
 L() { cat "$LOG"/audit-*.log; }
