@@ -22,6 +22,7 @@
 #include "run.h"
 #include "run_audit.h"
 #include "sessions/profile.h"
+#include "sessions/quota.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
 #include "transport/http.h"
@@ -295,11 +296,13 @@ cmd_serve(int argc, char *argv[])
 	    (http = transport_http_new(&srv, http_listen)) == NULL)
 		goto out;
 	/* Every path it will need, now rather than at the first call. */
-	if (preflight_check(&srv.conf, &srv.profile, verbose || check_only) > 0) {
-		fprintf(stderr, "mcp-exec: %s: not usable as configured\n",
-		    srv.conf.path);
-		goto out;
-	}
+	for (i = 0; i < (int)srv.nprofiles; i++)
+		if (preflight_check(&srv.conf, &srv.profiles[i], verbose ||
+		    check_only) > 0) {
+			fprintf(stderr, "mcp-exec: %s: not usable as "
+			    "configured\n", srv.conf.path);
+			goto out;
+		}
 	if (check_only) {
 		fprintf(stderr, "configuration OK\n");
 		st = 0;
@@ -313,6 +316,8 @@ cmd_serve(int argc, char *argv[])
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		goto out;
 	}
+	/* Quota usage so far, from before a restart too. */
+	srv.quota = quota_open(srv.conf.state_dir);
 	signal(SIGPIPE, SIG_IGN);
 	sandbox_seccomp_builtin(&srv.seccomp);
 	srv.caller_argv = argv;
@@ -371,6 +376,7 @@ out:
 		event_base_free(srv.base);
 	}
 	server_unload(&srv);
+	quota_close(srv.quota);
 	json_decref(srv.live);
 	return st;
 }

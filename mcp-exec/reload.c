@@ -16,6 +16,7 @@
 #include "preflight.h"
 #include "reload.h"
 #include "sessions/server.h"
+#include "tools/authz.h"
 #include "tools/commands.h"
 #include "tools/patterns.h"
 #include "transport/mtls.h"
@@ -32,6 +33,9 @@ struct server_policy {
 	struct patterns		*patterns;
 	struct commands		*commands;
 	struct principals	*principals;
+	struct authz		*authz;
+	struct profile		*profiles;	/* the default first */
+	size_t			 nprofiles;
 	json_t			*files;		/* [{path, sha256}] */
 };
 
@@ -41,6 +45,8 @@ policy_free(struct server_policy *p)
 	patterns_free(p->patterns);
 	commands_free(p->commands);
 	principals_free(p->principals);
+	authz_free(p->authz);
+	free(p->profiles);
 	json_decref(p->files);
 	memset(p, 0, sizeof(*p));
 }
@@ -81,10 +87,39 @@ apply_opts(const struct server_opts *o, struct mcpexec_conf *c)
 	return 0;
 }
 
+/*
+ * Every profile principals.yaml names, besides the default: all of them
+ * load, or the policy does not (each prints its own errors).
+ */
+static int
+load_profiles(const char *dir, struct server_policy *p)
+{
+	const char	*names[AUTHZ_PROFILES_TOTAL];
+	size_t		 n, i, j;
+
+	n = authz_profile_names(p->authz, names, AUTHZ_PROFILES_TOTAL);
+	p->profiles = xcalloc(n + 1, sizeof(*p->profiles));
+	profile_copy(&p->profiles[0], &p->profile);
+	p->nprofiles = 1;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < p->nprofiles; j++)
+			if (strcmp(p->profiles[j].name, names[i]) == 0)
+				break;
+		if (j < p->nprofiles)
+			continue;
+		if (profile_load(dir, names[i], &p->profiles[p->nprofiles]) ==
+		    -1)
+			return -1;
+		p->nprofiles++;
+	}
+	return 0;
+}
+
 static int
 policy_load(const struct server_opts *o, struct server_policy *p)
 {
 	char	 err[PATH_MAX + 256], prof[PROFILE_NAME_MAX + 16];
+	size_t	 i;
 
 	memset(p, 0, sizeof(*p));
 	if (mcpexec_conf_load(o->rules_dir, &p->conf) == -1)
@@ -103,14 +138,19 @@ policy_load(const struct server_opts *o, struct server_policy *p)
 	    (p->patterns = patterns_load(o->rules_dir)) == NULL ||
 	    (p->commands = commands_load(o->rules_dir)) == NULL ||
 	    (p->principals = principals_load(o->rules_dir)) == NULL ||
-	    (o->http && principals_prepare(p->principals) == -1)) {
+	    (o->http && principals_prepare(p->principals) == -1) ||
+	    (p->authz = authz_load(o->rules_dir)) == NULL ||
+	    load_profiles(o->rules_dir, p) == -1) {
 		policy_free(p);
 		return -1;
 	}
 	p->files = json_array();
-	snprintf(prof, sizeof(prof), "profiles/%s.yaml", p->profile.name);
 	policy_file(p->files, o->rules_dir, MCPEXEC_CONFIG);
-	policy_file(p->files, o->rules_dir, prof);
+	for (i = 0; i < p->nprofiles; i++) {
+		snprintf(prof, sizeof(prof), "profiles/%s.yaml",
+		    p->profiles[i].name);
+		policy_file(p->files, o->rules_dir, prof);
+	}
 	policy_file(p->files, o->rules_dir, PATTERNS_FILE);
 	policy_file(p->files, o->rules_dir, COMMANDS_FILE);
 	policy_file(p->files, o->rules_dir, PRINCIPALS_FILE);
@@ -141,18 +181,27 @@ policy_swap(struct server *srv, struct server_policy *p)
 	old.patterns = srv->patterns;
 	old.commands = srv->commands;
 	old.principals = srv->principals;
+	old.authz = srv->authz;
+	old.profiles = srv->profiles;
+	old.nprofiles = srv->nprofiles;
 	old.files = srv->policy_files;
 	srv->conf = p->conf;
 	profile_copy(&srv->profile, &p->profile);
 	srv->patterns = p->patterns;
 	srv->commands = p->commands;
 	srv->principals = p->principals;
+	srv->authz = p->authz;
+	srv->profiles = p->profiles;
+	srv->nprofiles = p->nprofiles;
 	srv->policy_files = p->files;
 	p->conf = old.conf;
 	profile_copy(&p->profile, &old.profile);
 	p->patterns = old.patterns;
 	p->commands = old.commands;
 	p->principals = old.principals;
+	p->authz = old.authz;
+	p->profiles = old.profiles;
+	p->nprofiles = old.nprofiles;
 	p->files = old.files;
 }
 
@@ -199,14 +248,12 @@ server_reload(struct server *srv)
 {
 	struct server_policy	 p;
 	const char		*why = NULL;
+	size_t			 i;
 
 	log_info("SIGHUP: reloading %s", srv->opts.rules_dir);
 	if (policy_load(&srv->opts, &p) == -1)
 		why = "the rules do not load (mcp-exec's log names each error "
 		    "as file:line:column)";
-	else if (preflight_check(&p.conf, &p.profile, 0) > 0)
-		why = "the rules name paths that are not usable (see mcp-exec's "
-		    "log)";
 	else if (srv->tokens_required &&
 	    !principals_auth_required(p.principals))
 		why = "principals.yaml lists no bearer tokens, issuers or mtls, "
@@ -216,6 +263,11 @@ server_reload(struct server *srv)
 		why = "principals.yaml turns mtls on or off: the HTTP listener "
 		    "changes at the next start (its certificates and rules "
 		    "reload)";
+	/* Each profile a principal may use must work, not only the default. */
+	for (i = 0; why == NULL && i < p.nprofiles; i++)
+		if (preflight_check(&p.conf, &p.profiles[i], 0) > 0)
+			why = "the rules name paths that are not usable (see "
+			    "mcp-exec's log)";
 	if (why != NULL) {
 		log_warnx("reload refused, the running rules stay: %s", why);
 		audit_load(srv, p.files, why);
@@ -228,9 +280,11 @@ server_reload(struct server *srv)
 	policy_swap(srv, &p);
 	policy_free(&p);
 	audit_load(srv, srv->policy_files, NULL);
-	log_info("reloaded: profile %s, %zu pattern rules, %zu commands, %zu "
-	    "bearer tokens", srv->profile.name, patterns_count(srv->patterns),
-	    commands_count(srv->commands), principals_count(srv->principals));
+	log_info("reloaded: profile %s (%zu in all), %zu pattern rules, %zu "
+	    "commands, %zu bearer tokens, %zu principals and groups",
+	    srv->profile.name, srv->nprofiles, patterns_count(srv->patterns),
+	    commands_count(srv->commands), principals_count(srv->principals),
+	    authz_count(srv->authz));
 	return 0;
 }
 

@@ -341,7 +341,8 @@ m_cancelled(struct mcp_conn *c, const json_t *id, const json_t *params)
 static void
 m_tools_list(struct mcp_conn *c, const json_t *id, const json_t *params)
 {
-	mcp_respond(c, id, json_pack("{s:o}", "tools", tools_list(c->srv)));
+	mcp_respond(c, id, json_pack("{s:o}", "tools", tools_list(c->srv, c->principal,
+	    &c->client)));
 }
 
 static void

@@ -563,6 +563,23 @@ cgroup_oom_kills(struct cgroup *cg)
 }
 
 uint64_t
+cgroup_cpu_usec(struct cgroup *cg)
+{
+	uint64_t	 v = 0;
+	char		*s;
+
+	if (cg->v == CGROUP_V2) {
+		(void)cg_keyed(cg->path[0], "cpu.stat", "usage_usec", &v);
+		return v;
+	}
+	/* v1: cpuacct, when mounted with cpu (ns). */
+	if ((s = cg_read(cg->path[2], "cpuacct.usage")) != NULL)
+		v = strtoull(s, NULL, 10) / 1000;
+	free(s);
+	return v;
+}
+
+uint64_t
 cgroup_memory_peak(struct cgroup *cg)
 {
 	char		*s;

@@ -63,6 +63,8 @@ int		 cgroup_oom_killed(struct cgroup *);
 uint64_t	 cgroup_oom_kills(struct cgroup *);
 /* Highest memory use seen, bytes (0 when unknown). */
 uint64_t	 cgroup_memory_peak(struct cgroup *);
+/* CPU time the cgroup's processes used so far, in microseconds. */
+uint64_t	 cgroup_cpu_usec(struct cgroup *);
 /* SIGKILL to every process in the cgroup, until it is empty (bounded). */
 void		 cgroup_kill(struct cgroup *);
 /* Removes the cgroup (once empty) and frees it. */

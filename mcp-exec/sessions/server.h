@@ -25,6 +25,8 @@ struct session;
 struct patterns;
 struct commands;
 struct principals;
+struct authz;
+struct quota_table;
 LIST_HEAD(session_list, session);
 
 /* What the command line says; it wins over the rules on every load. */
@@ -43,9 +45,14 @@ struct server {
 	/* The policy in force (reload.c swaps it whole on a reload). */
 	struct mcpexec_conf	 conf;
 	struct profile		 profile;	/* new sessions' profile */
+	/* Every profile a principal may use, the default first. */
+	struct profile		*profiles;
+	size_t			 nprofiles;
 	struct patterns		*patterns;
 	struct commands		*commands;	/* run_command's allowlist */
 	struct principals	*principals;	/* HTTP bearer tokens */
+	struct authz		*authz;		/* who may use what */
+	struct quota_table	*quota;		/* usage, kept in state_dir */
 	json_t			*policy_files;	/* what was loaded, hashed */
 	int			 tokens_required; /* HTTP beyond loopback */
 	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */

@@ -54,6 +54,7 @@ struct call {
 	struct capture		 cap[2];
 	struct event		*timer;
 	uint64_t		 t0;
+	uint64_t		 cpu0;		/* the cgroup's, at the start */
 	int			 done;		/* the driver reported */
 	int			 exit_code;
 	int			 timed_out, cancelled, killed;
@@ -136,8 +137,20 @@ sessions_publish(struct server *srv)
 static void ctl_cb(evutil_socket_t, short, void *);
 static void ctl_write_cb(evutil_socket_t, short, void *);
 
+const struct profile *
+server_profile(const struct server *srv, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < srv->nprofiles; i++)
+		if (strcmp(srv->profiles[i].name, name) == 0)
+			return &srv->profiles[i];
+	return strcmp(srv->profile.name, name) == 0 ? &srv->profile : NULL;
+}
+
 struct session *
 session_create(struct server *srv, const char *principal,
+    const struct profile *prof, const struct quota_bill *bill,
     const json_t *client, char *err, size_t errlen)
 {
 	const struct server_conf	*sc = &srv->conf.server;
@@ -154,7 +167,9 @@ session_create(struct server *srv, const char *principal,
 	frame_out_init(&s->ctl_out);
 	new_session_id(s->id);
 	snprintf(s->principal, sizeof(s->principal), "%s", principal);
-	profile_copy(&s->prof, &srv->profile);
+	profile_copy(&s->prof, prof != NULL ? prof : &srv->profile);
+	if (bill != NULL)
+		s->bill = *bill;
 	s->limits = s->prof.limits;
 	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
 	s->seen = json_object();
@@ -227,6 +242,8 @@ session_create(struct server *srv, const char *principal,
 	ts_now(s->since);
 	LIST_INSERT_HEAD(&srv->sessions, s, entry);
 	srv->nsessions++;
+	if (srv->quota != NULL)
+		quota_session_open(srv->quota, &s->bill);
 	sessions_publish(srv);
 	counters_session_created(&srv->counters);
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
@@ -365,6 +382,8 @@ session_end(struct session *s, const char *event, const char *reason)
 	}
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
+	if (srv->quota != NULL)
+		quota_session_close(srv->quota, &s->bill);
 	sessions_publish(srv);
 	count_oom(s);
 	counters_session_closed(&srv->counters, reason);
@@ -496,6 +515,8 @@ call_finish(struct call *c)
 	r.why = killed ? why : NULL;
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
+	if (s->sb.cg != NULL)
+		r.cpu_ms = (cgroup_cpu_usec(s->sb.cg) - c->cpu0) / 1000;
 	count_oom(s);
 	if (!killed)
 		session_collect_artifacts(s, &changed, &skipped);
@@ -781,6 +802,7 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
 	c->t0 = mono_ms();
+	c->cpu0 = s->sb.cg != NULL ? cgroup_cpu_usec(s->sb.cg) : 0;
 	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "quota.h"
 #include "server.h"
 
 #define SESSION_ID_MAX		40	/* "sess_" + 32 hex */
@@ -59,6 +60,7 @@ struct call_result {
 	int		 crash_status;	/* 128 + signal, or its exit status */
 	const char	*why;		/* session_gone: a sentence on why */
 	uint64_t	 duration_ms;
+	uint64_t	 cpu_ms;	/* the sandbox's CPU time this call */
 	json_t		*artifacts;	/* new or changed this call (borrowed) */
 	json_t		*skipped;	/* borrowed, may be NULL */
 	json_t		*results;	/* [{type, text, ...}] (borrowed) */
@@ -80,7 +82,11 @@ struct call_hooks {
  * client (borrowed, may be NULL) goes into session_created.
  */
 struct session	*session_create(struct server *, const char *principal,
+		    const struct profile *, const struct quota_bill *,
 		    const json_t *client, char *err, size_t errlen);
+/* One of the profiles loaded (srv->profiles), or NULL. */
+const struct profile *server_profile(const struct server *,
+		    const char *name);
 /* NULL when unknown, expired or another principal's: the same answer. */
 struct session	*session_find(struct server *, const char *id,
 		    const char *principal);

@@ -52,6 +52,7 @@ struct session {
 						   sandbox's directory */
 	struct net_link		 net;		/* netguard's policy, if any */
 	uint64_t		 oom_counted;	/* kills in the metrics already */
+	struct quota_bill	 bill;		/* its sessions quota */
 };
 
 /* Ends a session, audited as event with reason (session_caps.c too). */

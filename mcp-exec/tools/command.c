@@ -42,10 +42,11 @@ run_command(struct tool_req *rq, const json_t *args,
     const json_t *token)
 {
 	static const char *const allowed[] = { "command", "args", "files",
-	    "timeout_ms", "session_id", NULL };
+	    "timeout_ms", "session_id", "profile", NULL };
 	struct server	*srv = rq->srv;
 	struct session	*s = NULL;
-	const struct profile *prof = &srv->profile;
+	const struct profile *prof;
+	struct call_grant cg;
 	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
 	const char	*name, *path, *sid;
 	char		 err[ERR_MAX], *code;
@@ -90,10 +91,13 @@ run_command(struct tool_req *rq, const json_t *args,
 		    "positive integer");
 		goto out;
 	}
+	sid = json_string_value(json_object_get(args, "session_id"));
+	if (tool_authorize(rq, "run_command", args, sid, &cg) == -1)
+		goto out;
+	prof = cg.prof;
 	/* In a session: its sandbox, its /workspace, its profile.  The same
 	 * answer for unknown, expired and someone else's, as for Python. */
-	if ((sid = json_string_value(json_object_get(args, "session_id"))) !=
-	    NULL) {
+	if (sid != NULL) {
 		if ((s = session_find(srv, sid, rq->principal)) == NULL ||
 		    session_busy(s)) {
 			counters_call(&srv->counters, "run_command",
@@ -124,7 +128,7 @@ run_command(struct tool_req *rq, const json_t *args,
 		goto out;
 	}
 	/* Without a session, a sandbox of its own that goes afterwards. */
-	if (sid == NULL && (s = tool_session_create(rq, err,
+	if (sid == NULL && (s = tool_session_create(rq, &cg, err,
 	    sizeof(err))) == NULL) {
 		refuse(rq, "run_command", err,
 		    &(struct refusal){ .argv = argv });
@@ -146,7 +150,8 @@ run_command(struct tool_req *rq, const json_t *args,
 		goto out;
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,
-	    "run_command", json_incref(argv), sid == NULL, sid == NULL);
+	    "run_command", json_incref(argv), sid == NULL, sid == NULL,
+	    &cg.bill);
 	free(code);
 out:
 	json_decref(argv);

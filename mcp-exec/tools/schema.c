@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 
+#include "authz.h"
 #include "commands.h"
 #include "sessions/session.h"
 #include "sessions/server.h"
@@ -184,9 +185,8 @@ annotations(int destructive, int idempotent)
 }
 
 static json_t *
-execute_python_tool(struct server *srv)
+execute_python_tool(struct server *srv, const struct profile *p)
 {
-	const struct profile	*p = &srv->profile;
 	json_t			*props;
 	char			 desc[TOOL_DESC_MAX], facts[TOOL_FACTS_MAX];
 
@@ -337,7 +337,7 @@ command_lines(struct server *srv, char *buf, size_t len)
 }
 
 static json_t *
-run_command_tool(struct server *srv)
+run_command_tool(struct server *srv, const struct profile *p)
 {
 	char	 desc[TOOL_DESC_MAX], cmds[TOOL_FACTS_MAX];
 	json_t	*t;
@@ -347,7 +347,7 @@ run_command_tool(struct server *srv)
 	    "allowlist, without a shell, %s. With session_id it runs in that "
 	    "session's sandbox and sees its /workspace (files written there "
 	    "by execute_python); without, in a fresh sandbox of its own. "
-	    "Commands:%s", network_phrase(&srv->profile), cmds);
+	    "Commands:%s", network_phrase(p), cmds);
 	t = json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
 	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}, "
 	    "s:{s:s, s:s}}, s:[s], s:b}, s:o, s:o}",
@@ -363,17 +363,61 @@ run_command_tool(struct server *srv)
 	    "required", "command", "additionalProperties", 0,
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
 	files_items(json_object_get(json_object_get(json_object_get(t,
-	    "inputSchema"), "properties"), "files"), &srv->profile);
+	    "inputSchema"), "properties"), "files"), p);
+	return t;
+}
+
+/*
+ * The caller may choose among several profiles: `profile` is offered as
+ * an enum of exactly those, the default named (tools.c refuses others).
+ */
+static json_t *
+with_profile_arg(json_t *t, const struct authz_grant *g)
+{
+	json_t		*names = json_array(), *props;
+	unsigned	 i;
+	char		 desc[256];
+
+	if (t == NULL || !g->choose || g->nprofiles < 2) {
+		json_decref(names);
+		return t;
+	}
+	for (i = 0; i < g->nprofiles; i++)
+		json_array_append_new(names, json_string(g->profiles[i]));
+	snprintf(desc, sizeof(desc), "the sandbox profile of a new session "
+	    "(limits, network, inputs); %s by default. A session keeps its "
+	    "profile: not allowed with session_id", g->profiles[0]);
+	props = json_object_get(json_object_get(t, "inputSchema"),
+	    "properties");
+	json_object_set_new(props, "profile", json_pack("{s:s, s:o, s:s}",
+	    "type", "string", "enum", names, "description", desc));
 	return t;
 }
 
 json_t *
-tools_list(struct server *srv)
+tools_list(struct server *srv, const char *principal,
+    const struct tool_client *c)
 {
-	json_t	*list = json_pack("[o, o, o, o]", execute_python_tool(srv),
-		    close_session_tool(), list_files_tool(), read_file_tool());
+	struct authz_grant	 g;
+	const struct profile	*p;
+	json_t			*list = json_array();
 
-	if (commands_count(srv->commands) > 0)
-		json_array_append_new(list, run_command_tool(srv));
+	/* Only what this caller may call, described with its default. */
+	authz_grant(srv->authz, principal, c, srv->profile.name, &g);
+	if ((p = server_profile(srv, g.profiles[0])) == NULL)
+		p = &srv->profile;
+	if (authz_tool_ok(&g, "execute_python"))
+		json_array_append_new(list, with_profile_arg(
+		    execute_python_tool(srv, p), &g));
+	if (authz_tool_ok(&g, "close_session"))
+		json_array_append_new(list, close_session_tool());
+	if (authz_tool_ok(&g, "list_files"))
+		json_array_append_new(list, list_files_tool());
+	if (authz_tool_ok(&g, "read_file"))
+		json_array_append_new(list, read_file_tool());
+	if (commands_count(srv->commands) > 0 &&
+	    authz_tool_ok(&g, "run_command"))
+		json_array_append_new(list, with_profile_arg(
+		    run_command_tool(srv, p), &g));
 	return list;
 }

@@ -44,6 +44,8 @@ struct pycall {
 	json_t		*argv;		/* run_command's, for the audit */
 	int		 oneshot;	/* close the session afterwards */
 	int		 created;	/* the session was made for this call */
+	struct quota_bill bill;		/* charged when it ends */
+	int		 billed;	/* quota_call_begin was called */
 };
 
 /* ------------------------------------------------------------ requests */
@@ -139,12 +141,14 @@ check_args(struct tool_req *rq, const json_t *args,
 
 /* A session for this request: its session_created names the client. */
 struct session *
-tool_session_create(struct tool_req *rq, char *err, size_t errlen)
+tool_session_create(struct tool_req *rq, const struct call_grant *cg,
+    char *err, size_t errlen)
 {
 	json_t		*client = tool_client_json(rq->client);
 	struct session	*s;
 
-	s = session_create(rq->srv, rq->principal, client, err, errlen);
+	s = session_create(rq->srv, rq->principal, cg->prof, &cg->bill, client,
+	    err, errlen);
 	json_decref(client);
 	return s;
 }
@@ -267,9 +271,29 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 	server_audit(pc->srv, tool_with_client(pc->rq, ev));
 }
 
+/* The call is over (or never ran): what it used is charged. */
+static void
+pycall_bill(struct pycall *pc, const struct call_result *r)
+{
+	const json_t	*a;
+	uint64_t	 bytes = 0;
+	size_t		 i;
+
+	if (!pc->billed || pc->srv->quota == NULL)
+		return;
+	pc->billed = 0;
+	if (r != NULL)
+		json_array_foreach(r->artifacts, i, a)
+			bytes += (uint64_t)json_integer_value(json_object_get(a,
+			    "size"));
+	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
+	    r ? r->cpu_ms : 0, bytes);
+}
+
 static void
 pycall_free(struct pycall *pc)
 {
+	pycall_bill(pc, NULL);
 	free(pc->code);
 	json_decref(pc->progress_token);
 	json_decref(pc->hits);
@@ -321,6 +345,7 @@ py_done(void *arg, const struct call_result *res)
 	    pc->rq->cancelled ? COUNT_CANCELLED : r.timed_out ?
 	    COUNT_TIMEOUT : r.exit_code != 0 ? COUNT_ERROR : COUNT_OK,
 	    r.duration_ms);
+	pycall_bill(pc, &r);
 
 	/* A one-shot command's workspace goes with its sandbox. */
 	if (pc->oneshot) {
@@ -418,7 +443,7 @@ python_args(struct tool_req *rq, const json_t *args,
     const json_t **files)
 {
 	static const char *const allowed[] = { "code", "timeout_ms",
-	    "session_id", "files", NULL };
+	    "session_id", "files", "profile", NULL };
 	const struct server_conf *sc = &rq->srv->conf.server;
 	const json_t	*v;
 
@@ -521,6 +546,28 @@ close:
 	pycall_free(pc);
 }
 
+/* The quota decision that let the call start, for execution_started. */
+static json_t *
+bill_subjects(struct pycall *pc)
+{
+	json_t		*a = json_array();
+	unsigned	 i;
+
+	for (i = 0; pc->billed && i < pc->bill.n; i++)
+		json_array_append_new(a, json_string(pc->bill.a[i].subject));
+	return a;
+}
+
+/* Adds the subjects whose quotas were checked (ev may be NULL). */
+static json_t *
+with_quota(json_t *ev, json_t *subjects)
+{
+	if (ev != NULL && json_array_size(subjects) > 0)
+		json_object_set(ev, "quota_checked", subjects);
+	json_decref(subjects);
+	return ev;
+}
+
 /*
  * Audits execution_started, to be on disk before the code runs; the call
  * starts in py_started and is answered from py_done.  Meanwhile the
@@ -529,7 +576,8 @@ close:
 void
 start_call(struct tool_req *rq, struct session *s,
     const char *code, size_t len, unsigned timeout, const json_t *token,
-    json_t *hits, const char *tool, json_t *argv, int oneshot, int created)
+    json_t *hits, const char *tool, json_t *argv, int oneshot, int created,
+    const struct quota_bill *bill)
 {
 	struct server		*srv = rq->srv;
 	struct pycall		*pc;
@@ -557,13 +605,22 @@ start_call(struct tool_req *rq, struct session *s,
 	rq->cancel = py_cancel;
 	rq->arg = pc;
 	session_hold(s, 1);
+	/* In flight from here: it counts against concurrent_calls and
+	 * calls_per_minute until pycall_bill. */
+	if (bill != NULL && srv->quota != NULL) {
+		pc->bill = *bill;
+		pc->billed = 1;
+		quota_call_begin(srv->quota, &pc->bill);
+	}
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */
-	if (server_audit_sync(srv, tool_with_client(rq, json_pack("{s:s, s:s, s:s, "
+	if (server_audit_sync(srv, with_quota(tool_with_client(rq, json_pack(
+	    "{s:s, s:s, s:s, "
 	    "s:s, s:I, s:O, s:s, s:s%}", "event", "execution_started",
 	    "principal", rq->principal, "session_id", pc->sid, "code_hash",
 	    pc->code_hash, "code_size", (json_int_t)len, "pattern_hits",
-	    pc->hits, "tool", tool, "code", code, len)), py_started, pc, err,
+	    pc->hits, "tool", tool, "code", code, len)), bill_subjects(pc)),
+	    py_started, pc, err,
 	    sizeof(err)) == -1)
 		py_started(pc, 0, err);
 }
@@ -575,6 +632,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 	struct server		*srv = rq->srv;
 	struct session		*s = NULL;
 	const struct profile	*prof;
+	struct call_grant	 cg;
 	const json_t		*files;
 	const char		*code, *sid, *rule = NULL, *severity = NULL;
 	const char		*id;
@@ -592,8 +650,10 @@ execute_python(struct tool_req *rq, const json_t *args,
 		tool_error(rq, "session not found");
 		return;
 	}
+	if (tool_authorize(rq, "execute_python", args, sid, &cg) == -1)
+		return;
 	/* A session keeps the profile it was made with, across reloads. */
-	prof = s != NULL ? session_profile(s) : &srv->profile;
+	prof = s != NULL ? session_profile(s) : cg.prof;
 	if (timeout == 0)
 		timeout = prof->timeout_default_ms;
 	if (timeout > prof->timeout_max_ms) {
@@ -640,7 +700,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 		    "in the audit trail)", "rule", json_object_get(h, "id"),
 		    "severity", json_object_get(h, "severity"), "line",
 		    json_object_get(h, "line")));
-	if (sid == NULL && (s = tool_session_create(rq, err,
+	if (sid == NULL && (s = tool_session_create(rq, &cg, err,
 	    sizeof(err))) == NULL) {
 		refuse(rq, "execute_python", err,
 		    &(struct refusal){ .code = code, .code_len = len });
@@ -658,7 +718,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 		return;
 	}
 	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
-	    NULL, 0, sid == NULL);
+	    NULL, 0, sid == NULL, &cg.bill);
 }
 
 static void
@@ -708,6 +768,14 @@ tools_call(struct tool_req *rq, const json_t *params)
 		args = empty = json_object();
 	if (token != NULL && !json_is_string(token) && !json_is_integer(token))
 		token = NULL;
+	/* Hidden from this caller's tools/list, and refused: audited. */
+	if (strcmp(name, "execute_python") == 0 || strcmp(name,
+	    "close_session") == 0 || strcmp(name, "list_files") == 0 ||
+	    strcmp(name, "read_file") == 0 || (strcmp(name, "run_command") ==
+	    0 && commands_count(rq->srv->commands) > 0)) {
+		if (!tool_permitted(rq, name))
+			goto out;
+	}
 	if (strcmp(name, "execute_python") == 0)
 		execute_python(rq, args, token);
 	else if (strcmp(name, "close_session") == 0)
@@ -721,5 +789,6 @@ tools_call(struct tool_req *rq, const json_t *params)
 		run_command(rq, args, token);
 	else
 		tool_fault(rq, TOOL_BAD_PARAMS, "unknown tool: %.64s", name);
+out:
 	json_decref(empty);
 }

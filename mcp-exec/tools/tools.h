@@ -40,16 +40,15 @@ struct tool_req;
 #define CLIENT_ISSUER_MAX	512	/* an OAuth issuer URL */
 #define CLIENT_SUBJECT_MAX	256	/* a token's sub, a certificate's subject */
 #define CLIENT_ID_MAX		128	/* a token's client_id or azp */
-#define CLIENT_GROUPS_MAX	16	/* groups taken from a token claim */
-#define CLIENT_GROUP_LEN	64
+#define CLIENT_GROUPS_MAX	16	/* groups of one caller that count */
+#define CLIENT_GROUP_MAX	64	/* a group's name */
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
 
 /*
  * Who is asking, for the audit trail: what the client says it is
  * (initialize's clientInfo, unverified), where it connects from (HTTP),
  * and how it proved its principal.  The protocol and the transport fill
- * it; tools only read it.  Room for issuer, subject, client id and a
- * certificate fingerprint when OAuth and mTLS arrive (transport/).
+ * it; tools only read it.
  */
 struct tool_client {
 	char		 name[CLIENT_NAME_MAX];		/* "" if not given */
@@ -64,7 +63,9 @@ struct tool_client {
 	char		 client_id[CLIENT_ID_MAX];
 	char		 jti_sha256[65];	/* of the token's jti */
 	char		 cert_sha256[65];	/* the client certificate's */
-	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_LEN];
+	/* The groups the transport vouches for (a static token's groups:, an
+	 * OAuth groups claim); past CLIENT_GROUPS_MAX they are dropped. */
+	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];
 	unsigned	 ngroups;
 };
 
@@ -121,8 +122,9 @@ void	deliver_record(struct tool_req *, const char *session_id,
 void	deliver_refused(struct tool_req *, const char *session_id,
 	    const char *name, const char *how, const char *reason);
 
-/* The tool definitions (new reference). */
-json_t	*tools_list(struct server *);
+/* The tool definitions this caller may use (new reference). */
+json_t	*tools_list(struct server *, const char *principal,
+	    const struct tool_client *);
 /* initialize's instructions: the profile, truthfully (into buf). */
 void	 tools_instructions(struct server *, char *buf, size_t len);
 void	 tools_call(struct tool_req *, const json_t *params);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "sessions/quota.h"
 #include "tools.h"
 
 #define ERR_MAX		2048	/* quotes a command's arg_pattern */
@@ -32,9 +33,24 @@ void	tool_error(struct tool_req *, const char *fmt, ...)
 /* Unknown argument names are a fault (ends rq, -1). */
 int	check_args(struct tool_req *, const json_t *args,
 	    const char *const allowed[]);
+/* What authorization decided for a call that runs code (authorize.c). */
+struct call_grant {
+	const struct profile	*prof;	/* of a new session: the server's */
+	struct quota_bill	 bill;
+};
+
+/* 1 when the caller may use tool; 0 after a refusal (ends rq). */
+int	tool_permitted(struct tool_req *, const char *tool);
+/*
+ * The profile a new session gets (args' `profile`, else the caller's
+ * default) and the quotas that apply, all checked; -1 after a refusal
+ * (ends rq).  sid: the session the call names, or NULL.
+ */
+int	tool_authorize(struct tool_req *, const char *tool,
+	    const json_t *args, const char *sid, struct call_grant *);
 /* A session for this request; NULL with err. */
-struct session *tool_session_create(struct tool_req *, char *err,
-	    size_t errlen);
+struct session *tool_session_create(struct tool_req *,
+	    const struct call_grant *, char *err, size_t errlen);
 /* A call refused before it ran: audited and counted (rq not ended). */
 void	refuse(struct tool_req *, const char *tool, const char *reason,
 	    const struct refusal *);
@@ -45,7 +61,8 @@ void	refuse(struct tool_req *, const char *tool, const char *reason,
  */
 void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
-	    const char *tool, json_t *argv, int oneshot, int created);
+	    const char *tool, json_t *argv, int oneshot, int created,
+	    const struct quota_bill *);
 /* run_command (command.c). */
 void	run_command(struct tool_req *, const json_t *args,
 	    const json_t *token);

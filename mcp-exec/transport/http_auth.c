@@ -201,7 +201,7 @@ from_oauth(struct tool_client *c, const struct oauth_ident *id)
 	snprintf(c->client_id, sizeof(c->client_id), "%s", id->client_id);
 	snprintf(c->jti_sha256, sizeof(c->jti_sha256), "%s", id->jti_sha256);
 	for (i = 0; i < id->ngroups; i++)
-		snprintf(c->groups[i], CLIENT_GROUP_LEN, "%s", id->groups[i]);
+		snprintf(c->groups[i], CLIENT_GROUP_MAX, "%s", id->groups[i]);
 	c->ngroups = (unsigned)id->ngroups;
 }
 
@@ -284,6 +284,9 @@ http_authenticate(struct http_tr *tr, struct evhttp_request *req,
 	if ((who = principals_lookup(p, tok, n)) != NULL) {
 		snprintf(a->client.auth, sizeof(a->client.auth), "bearer");
 		snprintf(a->principal, sizeof(a->principal), "%s", who);
+		/* The groups its principal is in, as the tokens say. */
+		a->client.ngroups = principals_groups(p, who, a->client.groups,
+		    CLIENT_GROUPS_MAX);
 		return 0;
 	}
 	/* Not a static token: a JWT (header.payload.signature), if any issuer. */

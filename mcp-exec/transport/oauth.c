@@ -98,8 +98,8 @@ claim_groups(const struct oauth_issuer *is, const json_t *claims,
 		return;
 	g = json_object_get(claims, is->groups_claim);
 	if (json_is_string(g) && strlen(json_string_value(g)) <
-	    CLIENT_GROUP_LEN) {
-		snprintf(id->groups[id->ngroups++], CLIENT_GROUP_LEN, "%s",
+	    CLIENT_GROUP_MAX) {
+		snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX, "%s",
 		    json_string_value(g));
 		return;
 	}
@@ -108,8 +108,8 @@ claim_groups(const struct oauth_issuer *is, const json_t *claims,
 		if (id->ngroups == CLIENT_GROUPS_MAX)
 			break;
 		if (json_is_string(v) && strlen(json_string_value(v)) <
-		    CLIENT_GROUP_LEN && principal_name_ok(json_string_value(v)))
-			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_LEN,
+		    CLIENT_GROUP_MAX && principal_name_ok(json_string_value(v)))
+			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX,
 			    "%s", json_string_value(v));
 	}
 }

@@ -21,6 +21,9 @@
 struct token {
 	uint8_t		 hash[SHA256_LEN];
 	char		 principal[PRINCIPAL_MAX];
+	/* The groups the token's holder is in (tools/authz.c's groups). */
+	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];
+	unsigned	 ngroups;
 };
 
 struct principals {
@@ -54,11 +57,37 @@ hash_hex_ok(const char *s)
 }
 
 static void
+load_groups(struct conf_ctx *ctx, const json_t *o, struct token *t)
+{
+	json_t		*arr, *v;
+	const char	*g;
+	size_t		 i;
+
+	t->ngroups = 0;
+	if (conf_get_array(ctx, o, "groups", &arr) != 1)
+		return;
+	if (json_array_size(arr) > CLIENT_GROUPS_MAX) {
+		conf_error(ctx, arr, "groups: at most %d", CLIENT_GROUPS_MAX);
+		return;
+	}
+	json_array_foreach(arr, i, v) {
+		if ((g = json_string_value(v)) == NULL ||
+		    !principal_name_ok(g) || strlen(g) >= CLIENT_GROUP_MAX) {
+			conf_error(ctx, v, "groups: names of 1 to %d bytes of "
+			    "printable ASCII without spaces",
+			    CLIENT_GROUP_MAX - 1);
+			continue;
+		}
+		snprintf(t->groups[t->ngroups++], CLIENT_GROUP_MAX, "%s", g);
+	}
+}
+
+static void
 load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
     struct principals *p)
 {
 	static const char *const keys[] = { "sha256", "principal",
-	    "description", NULL };
+	    "description", "groups", NULL };
 	struct token	*t = &p->tokens[p->n];
 	const char	*hex = NULL, *name = NULL, *s;
 	size_t		 i;
@@ -82,6 +111,7 @@ load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
 		    "user:alice@example.com", PRINCIPAL_MAX - 1);
 		name = NULL;
 	}
+	load_groups(ctx, o, t);
 	if (hex == NULL || name == NULL)
 		return;
 	if (hex_decode(hex, SHA256_HEX, t->hash) == -1) {
@@ -104,8 +134,9 @@ load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
 static void
 principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
 {
+	/* principals: and groups: are tools/authz.c's. */
 	static const char *const top[] = { "tokens", "issuers", "mtls",
-	    NULL };
+	    "principals", "groups", NULL };
 	const json_t	*v;
 	json_t		*arr;
 	size_t		 i;
@@ -197,6 +228,28 @@ struct mtls_conf *
 principals_mtls(struct principals *p)
 {
 	return &p->mtls;
+}
+
+unsigned
+principals_groups(const struct principals *p, const char *principal,
+    char out[][CLIENT_GROUP_MAX], unsigned max)
+{
+	unsigned	 n = 0, i, j, k;
+
+	/* Every token of the principal: its groups, each once. */
+	for (i = 0; i < p->n; i++) {
+		if (strcmp(p->tokens[i].principal, principal) != 0)
+			continue;
+		for (j = 0; j < p->tokens[i].ngroups && n < max; j++) {
+			for (k = 0; k < n; k++)
+				if (strcmp(out[k], p->tokens[i].groups[j]) == 0)
+					break;
+			if (k == n)
+				snprintf(out[n++], CLIENT_GROUP_MAX, "%s",
+				    p->tokens[i].groups[j]);
+		}
+	}
+	return n;
 }
 
 const char *

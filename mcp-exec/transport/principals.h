@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "sessions/profile.h"
+#include "tools/tools.h"
 
 #define PRINCIPALS_FILE		"principals.yaml"
 #define PRINCIPALS_TOKENS_MAX	256
@@ -40,6 +41,10 @@ int			 principals_auth_required(const struct principals *);
 int			 principals_prepare(struct principals *);
 struct oauth_issuers	*principals_issuers(struct principals *);
 struct mtls_conf	*principals_mtls(struct principals *);
+/* The groups the principal's token entries name, into out[max]. */
+unsigned		 principals_groups(const struct principals *,
+			    const char *principal,
+			    char out[][CLIENT_GROUP_MAX], unsigned max);
 /* 1 for a principal name: printable ASCII, no spaces, 1 to 255 bytes. */
 int			 principal_name_ok(const char *);
 
