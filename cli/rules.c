@@ -15,6 +15,7 @@
 #include "config.h"
 #include "netguard.h"
 #include "sessions/profile.h"
+#include "tools/authz.h"
 #include "tools/commands.h"
 #include "tools/patterns.h"
 #include "transport/principals.h"
@@ -132,10 +133,16 @@ count_principals(const char *dir)
 	struct principals	*p;
 	long			 n;
 
+	struct authz		*a;
+
 	if ((p = principals_load(dir)) == NULL)
 		return -1;
 	n = (long)principals_count(p);
 	principals_free(p);
+	/* The same loader mcp-exec runs: principals, groups, profiles. */
+	if ((a = authz_load(dir)) == NULL)
+		return -1;
+	authz_free(a);
 	return n;
 }
 

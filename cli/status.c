@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "audit_client.h"
 #include "cli.h"
@@ -139,6 +140,29 @@ mcp_servers(const char *dir)
 	return servers;
 }
 
+/* One principal's or group's usage: "calls_per_minute 3/3 (resets ...)". */
+static void
+print_quotas(const json_t *a)
+{
+	const char	*k;
+	json_t		*v;
+	time_t		 t;
+	struct tm	 tm;
+	char		 when[32];
+
+	printf("  quota          %s\n", str(a, "subject"));
+	json_object_foreach(json_object_get(a, "quotas"), k, v) {
+		t = (time_t)num(v, "resets_at");
+		if (t == 0 || gmtime_r(&t, &tm) == NULL ||
+		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+			snprintf(when, sizeof(when), "live");
+		printf("    %-24s %lld / %lld  (%s %s)%s\n", k, num(v, "used"),
+		    num(v, "limit"), t ? "resets" : "counts", t ? when : "what "
+		    "runs now", num(v, "used") >= num(v, "limit") ?
+		    "  AT LIMIT" : "");
+	}
+}
+
 static void
 print_mcp(const json_t *servers, const char *dir)
 {
@@ -159,6 +183,8 @@ print_mcp(const json_t *servers, const char *dir)
 			    str(s, "network"), str(s, "since"), num(s, "idle_s"),
 			    json_is_true(json_object_get(s, "busy")) ?
 			    "  busy" : "");
+		json_array_foreach(json_object_get(srv, "quotas"), j, s)
+			print_quotas(s);
 	}
 }
 

@@ -23,6 +23,7 @@
 #include "run_audit.h"
 #include "sessions/profile.h"
 #include "sessions/quota.h"
+#include "tools/authz.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
 #include "transport/http.h"
@@ -318,6 +319,7 @@ cmd_serve(int argc, char *argv[])
 	}
 	/* Quota usage so far, from before a restart too. */
 	srv.quota = quota_open(srv.conf.state_dir);
+	authz_configure_quotas(srv.authz, srv.quota);
 	signal(SIGPIPE, SIG_IGN);
 	sandbox_seccomp_builtin(&srv.seccomp);
 	srv.caller_argv = argv;

@@ -279,6 +279,8 @@ server_reload(struct server *srv)
 	    principals_issuers(srv->principals));
 	policy_swap(srv, &p);
 	policy_free(&p);
+	if (srv->quota != NULL)
+		authz_configure_quotas(srv->authz, srv->quota);
 	audit_load(srv, srv->policy_files, NULL);
 	log_info("reloaded: profile %s (%zu in all), %zu pattern rules, %zu "
 	    "commands, %zu bearer tokens, %zu principals and groups",

@@ -15,6 +15,7 @@
 #include "metrics.h"
 #include "ng_client.h"
 #include "sessions/counters.h"
+#include "sessions/quota.h"
 #include "sessions/server.h"
 #include "util.h"
 #include "version.h"
@@ -256,6 +257,51 @@ render_egress(struct server *srv, struct evbuffer *out)
 		    "{rule=\"%s\"} %" PRIu64 "\n", egress_rules[r], sum[r]);
 }
 
+/*
+ * Quota usage.  Principal and group names are for operators, not for
+ * whoever scrapes: by default only how many subjects are at each limit.
+ */
+static void
+render_quotas(struct server *srv, struct evbuffer *out)
+{
+	json_t		*list, *a, *q, *v;
+	const char	*name;
+	uint64_t	 at[QUOTA_N] = { 0 };
+	size_t		 i;
+	int		 k, named = srv->conf.server.metrics_name_principals;
+
+	if (srv->quota == NULL)
+		return;
+	list = quota_describe(srv->quota);
+	family(out, "stockade_quota_subjects_at_limit", "gauge",
+	    "Principals and groups whose usage has reached the quota.");
+	if (named)
+		family(out, "stockade_quota_used", "gauge", "Usage against "
+		    "each quota (seconds, bytes, calls or sessions).");
+	json_array_foreach(list, i, a) {
+		q = json_object_get(a, "quotas");
+		for (k = 0; k < QUOTA_N; k++) {
+			if ((v = json_object_get(q, quota_names[k])) == NULL)
+				continue;
+			if (json_integer_value(json_object_get(v, "used")) >=
+			    json_integer_value(json_object_get(v, "limit")))
+				at[k]++;
+			if (!named || (name = json_string_value(
+			    json_object_get(a, "subject"))) == NULL)
+				continue;
+			evbuffer_add_printf(out, "stockade_quota_used{subject=\"");
+			label_value(out, name);
+			evbuffer_add_printf(out, "\",quota=\"%s\"} %" JSON_INTEGER_FORMAT
+			    "\n", quota_names[k], json_integer_value(
+			    json_object_get(v, "used")));
+		}
+	}
+	for (k = 0; k < QUOTA_N; k++)
+		evbuffer_add_printf(out, "stockade_quota_subjects_at_limit"
+		    "{quota=\"%s\"} %" PRIu64 "\n", quota_names[k], at[k]);
+	json_decref(list);
+}
+
 void
 metrics_render(struct server *srv, struct evbuffer *out)
 {
@@ -271,4 +317,5 @@ metrics_render(struct server *srv, struct evbuffer *out)
 	render_patterns(srv, out);
 	render_audit(srv, out);
 	render_egress(srv, out);
+	render_quotas(srv, out);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sessions/quota.h"
 #include "sessions/server.h"
 #include "status.h"
 #include "util.h"
@@ -39,9 +40,11 @@ status_publish(struct server *srv)
 	    xsnprintf(tmp, sizeof(tmp), "%s.tmp", path) == -1)
 		return;
 	ts_now(ts);
-	o = json_pack("{s:I, s:s, s:s, s:o}", "pid", (json_int_t)getpid(),
+	o = json_pack("{s:I, s:s, s:s, s:o, s:o}", "pid", (json_int_t)getpid(),
 	    "updated", ts, "profile", srv->profile.name, "sessions",
-	    srv->live != NULL ? json_incref(srv->live) : json_array());
+	    srv->live != NULL ? json_incref(srv->live) : json_array(),
+	    "quotas", srv->quota != NULL ? quota_describe(srv->quota) :
+	    json_array());
 	data = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (data == NULL ||

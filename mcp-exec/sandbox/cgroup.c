@@ -562,6 +562,40 @@ cgroup_oom_kills(struct cgroup *cg)
 	return n;
 }
 
+/*
+ * v1 without cpuacct beside cpu: the CPU time of the cgroup's processes
+ * from /proc, their own and that of children they waited for.  The
+ * fields come from the kernel; the command name before them may hold
+ * anything, so parsing starts after its last ')'.
+ */
+static uint64_t
+procs_cpu_usec(struct cgroup *cg)
+{
+	char		*list, *p, *stat, *q, path[64];
+	unsigned long long	 f[4];
+	uint64_t	 ticks = 0;
+	long		 hz = sysconf(_SC_CLK_TCK), pid;
+	size_t		 len;
+
+	if (hz <= 0 || (list = cg_read(cg->path[0], "cgroup.procs")) == NULL)
+		return 0;
+	for (p = list; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
+		if ((pid = strtol(p, NULL, 10)) <= 0 || snprintf(path,
+		    sizeof(path), "/proc/%ld/stat", pid) >= (int)sizeof(path) ||
+		    read_file(path, 4096, &stat, &len) == -1)
+			continue;
+		/* state ppid pgrp session tty tpgid flags minflt cminflt
+		 * majflt cmajflt, then utime stime cutime cstime. */
+		if ((q = strrchr(stat, ')')) != NULL && sscanf(q + 1,
+		    " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
+		    "%llu %llu", &f[0], &f[1], &f[2], &f[3]) == 4)
+			ticks += f[0] + f[1] + f[2] + f[3];
+		free(stat);
+	}
+	free(list);
+	return ticks * (1000000 / (uint64_t)hz);
+}
+
 uint64_t
 cgroup_cpu_usec(struct cgroup *cg)
 {
@@ -572,9 +606,11 @@ cgroup_cpu_usec(struct cgroup *cg)
 		(void)cg_keyed(cg->path[0], "cpu.stat", "usage_usec", &v);
 		return v;
 	}
-	/* v1: cpuacct, when mounted with cpu (ns). */
+	/* v1: cpuacct when it is mounted with cpu (ns), else /proc. */
 	if ((s = cg_read(cg->path[2], "cpuacct.usage")) != NULL)
 		v = strtoull(s, NULL, 10) / 1000;
+	else
+		v = procs_cpu_usec(cg);
 	free(s);
 	return v;
 }

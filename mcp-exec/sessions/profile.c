@@ -127,7 +127,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	static const char *const keys[] = { "local_principal",
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
-	    "allowed_origins", "netguard_socket", "http", NULL };
+	    "allowed_origins", "netguard_socket", "http",
+	    "metrics_name_principals", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", NULL };
 	static const char *const hkeys[] = { "max_connections", "max_sessions",
@@ -156,6 +157,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    sizeof(s->audit_socket));
 	if (conf_get_bool(ctx, o, "audit_required", &b) == 1)
 		s->audit_required = b;
+	if (conf_get_bool(ctx, o, "metrics_name_principals", &b) == 1)
+		s->metrics_name_principals = b;
 	get_path(ctx, o, "netguard_socket", s->netguard_socket,
 	    sizeof(s->netguard_socket));
 	get_path(ctx, o, "driver_dir", s->driver_dir, sizeof(s->driver_dir));

@@ -42,6 +42,8 @@ struct server_conf {
 	unsigned	max_sessions;
 	unsigned	max_sessions_per_principal;
 	size_t		max_code_bytes;
+	/* /metrics labels quota usage with principal and group names. */
+	int		metrics_name_principals;
 	/* --http: its shared tables, and each principal's share of them. */
 	struct {
 		unsigned	max_connections;

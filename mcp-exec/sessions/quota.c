@@ -372,6 +372,25 @@ quota_verdict_text(const struct quota_verdict *v, char *buf, size_t len)
 }
 
 void
+quota_unconfigure(struct quota_table *qt)
+{
+	size_t	 i;
+
+	for (i = 0; i < qt->n; i++)
+		quota_limits_none(&qt->acc[i].lim);
+}
+
+void
+quota_configure(struct quota_table *qt, const char *subject,
+    const struct quota_limits *lim)
+{
+	struct account	*a;
+
+	if ((a = account_get(qt, subject, quota_now())) != NULL)
+		a->lim = *lim;
+}
+
+void
 quota_call_begin(struct quota_table *qt, const struct quota_bill *b)
 {
 	struct account	*a;

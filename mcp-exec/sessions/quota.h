@@ -80,6 +80,11 @@ int	quota_check(struct quota_table *, const struct quota_bill *,
 	    int new_session, struct quota_verdict *v);
 /* v as a sentence for the client ("quota calls_per_minute (2) ..."). */
 void	quota_verdict_text(const struct quota_verdict *, char *, size_t);
+/* The rules in force: every subject's limits (status shows them all). */
+void	quota_configure(struct quota_table *, const char *subject,
+	    const struct quota_limits *);
+/* Before a new set of rules: no subject has limits until configured. */
+void	quota_unconfigure(struct quota_table *);
 void	quota_call_begin(struct quota_table *, const struct quota_bill *);
 void	quota_call_end(struct quota_table *, const struct quota_bill *,
 	    uint64_t wall_ms, uint64_t cpu_ms, uint64_t artifact_bytes);

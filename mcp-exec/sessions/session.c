@@ -451,6 +451,7 @@ call_finish(struct call *c)
 	json_t			*changed = NULL, *skipped = NULL;
 	size_t			 olen, elen;
 	int			 killed, oom;
+	uint64_t		 cpu;
 	const char		*why = NULL, *end;
 	struct sandbox_exit	 ex;
 
@@ -515,8 +516,9 @@ call_finish(struct call *c)
 	r.why = killed ? why : NULL;
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
-	if (s->sb.cg != NULL)
-		r.cpu_ms = (cgroup_cpu_usec(s->sb.cg) - c->cpu0) / 1000;
+	/* A counter that went back (processes gone from /proc) adds 0. */
+	if (s->sb.cg != NULL && (cpu = cgroup_cpu_usec(s->sb.cg)) > c->cpu0)
+		r.cpu_ms = (cpu - c->cpu0) / 1000;
 	count_oom(s);
 	if (!killed)
 		session_collect_artifacts(s, &changed, &skipped);

@@ -170,10 +170,15 @@ load_quotas(struct conf_ctx *ctx, const json_t *o, struct authz_entry *e)
 	uint64_t	 sz;
 	int		 k;
 
+	const char	*keys[QUOTA_N + 1];
+
 	quota_limits_none(&e->lim);
 	if (conf_get_object(ctx, o, "quotas", &q) != 1)
 		return;
-	conf_check_keys(ctx, q, quota_names);
+	for (k = 0; k < QUOTA_N; k++)
+		keys[k] = quota_names[k];
+	keys[QUOTA_N] = NULL;
+	conf_check_keys(ctx, q, keys);
 	for (k = 0; k < QUOTA_N; k++) {
 		if (k == QUOTA_ARTIFACT_DAY) {
 			/* Sizes as elsewhere: 1048576, or "1M". */
@@ -367,6 +372,24 @@ authz_grant(const struct authz *a, const char *principal,
 	}
 	if (!tools_set)
 		g->tools = (1u << AUTHZ_TOOLS_N) - 1;
+}
+
+void
+authz_configure_quotas(const struct authz *a, struct quota_table *qt)
+{
+	char	 subject[QUOTA_SUBJECT_MAX];
+	size_t	 i;
+	int	 k;
+
+	quota_unconfigure(qt);
+	for (k = E_PRINCIPAL; k <= E_GROUP; k++)
+		for (i = 0; i < a->n[k]; i++) {
+			if (!quota_limits_any(&a->ent[k][i].lim))
+				continue;
+			snprintf(subject, sizeof(subject), "%s:%s", k ==
+			    E_GROUP ? "group" : "principal", a->ent[k][i].name);
+			quota_configure(qt, subject, &a->ent[k][i].lim);
+		}
 }
 
 int

@@ -51,6 +51,9 @@ size_t		 authz_profile_names(const struct authz *,
 void		 authz_grant(const struct authz *, const char *principal,
 		    const struct tool_client *, const char *server_default,
 		    struct authz_grant *);
+/* Tells the quota table every subject's limits ("principal:NAME"...). */
+void		 authz_configure_quotas(const struct authz *,
+		    struct quota_table *);
 int		 authz_tool_ok(const struct authz_grant *, const char *tool);
 int		 authz_profile_ok(const struct authz_grant *, const char *);
 

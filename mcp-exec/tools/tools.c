@@ -288,6 +288,9 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 			    "size"));
 	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
 	    r ? r->cpu_ms : 0, bytes);
+	/* `stockade status` shows usage as of the last call. */
+	if (pc->srv->published != NULL)
+		pc->srv->published(pc->srv);
 }
 
 static void
