@@ -79,8 +79,20 @@ fake_run_cb(evutil_socket_t fd, short ev, void *arg)
 	fake_finish(c, 0);
 }
 
+const struct profile *
+server_profile(const struct server *sv, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < sv->nprofiles; i++)
+		if (strcmp(sv->profiles[i].name, name) == 0)
+			return &sv->profiles[i];
+	return strcmp(sv->profile.name, name) == 0 ? &sv->profile : NULL;
+}
+
 struct session *
 session_create(struct server *sv, const char *principal,
+    const struct profile *prof, const struct quota_bill *bill,
     const json_t *client, char *err, size_t errlen)
 {
 	struct session	*s;

@@ -203,6 +203,35 @@ START_TEST(test_principal_names)
 }
 END_TEST
 
+START_TEST(test_token_groups_belong_to_the_principal)
+{
+	struct principals	*p;
+	char			 dir[PATH_MAX], ha[SHA256_HEX + 1];
+	char			 hb[SHA256_HEX + 1], yaml[512];
+	char			 g[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];
+
+	hash_of("a1", ha);
+	hash_of("a2", hb);
+	snprintf(yaml, sizeof(yaml), "tokens:\n"
+	    "  - { sha256: %s, principal: user:a, groups: [ops, dev] }\n"
+	    "  - { sha256: %s, principal: user:a, groups: [dev, qa] }\n"
+	    "principals: []\ngroups: []\n", ha, hb);
+	rules_with(dir, sizeof(dir), yaml);
+	ck_assert_ptr_nonnull(p = principals_load(dir));
+	ck_assert_uint_eq(principals_groups(p, "user:a", g, CLIENT_GROUPS_MAX),
+	    3);
+	ck_assert_str_eq(g[0], "ops");
+	ck_assert_str_eq(g[2], "qa");
+	ck_assert_uint_eq(principals_groups(p, "user:b", g, CLIENT_GROUPS_MAX),
+	    0);
+	principals_free(p);
+	snprintf(yaml, sizeof(yaml), "tokens:\n"
+	    "  - { sha256: %s, principal: user:a, groups: [\"a b\"] }\n", ha);
+	rules_with(dir, sizeof(dir), yaml);
+	ck_assert_ptr_null(principals_load(dir));
+}
+END_TEST
+
 static Suite *
 principals_suite(void)
 {
@@ -217,6 +246,7 @@ principals_suite(void)
 	tcase_add_test(tc, test_errors_name_the_line);
 	tcase_add_test(tc, test_too_many_tokens_refused);
 	tcase_add_test(tc, test_principal_names);
+	tcase_add_test(tc, test_token_groups_belong_to_the_principal);
 	suite_add_tcase(s, tc);
 	return s;
 }
