@@ -272,7 +272,11 @@ render_quotas(struct server *srv, struct evbuffer *out)
 
 	if (srv->quota == NULL)
 		return;
-	list = quota_describe(srv->quota);
+	/* No quota in principals.yaml: no quota family at all. */
+	if (json_array_size(list = quota_describe(srv->quota)) == 0) {
+		json_decref(list);
+		return;
+	}
 	family(out, "stockade_quota_subjects_at_limit", "gauge",
 	    "Principals and groups whose usage has reached the quota.");
 	if (named)
