@@ -310,6 +310,8 @@ entry_find(const struct authz *a, int kind, const char *name)
 {
 	size_t	 i;
 
+	if (a == NULL)		/* no rules loaded yet: nothing listed */
+		return NULL;
 	for (i = 0; i < a->n[kind]; i++)
 		if (strcmp(a->ent[kind][i].name, name) == 0)
 			return &a->ent[kind][i];
@@ -382,6 +384,8 @@ authz_configure_quotas(const struct authz *a, struct quota_table *qt)
 	int	 k;
 
 	quota_unconfigure(qt);
+	if (a == NULL)
+		return;
 	for (k = E_PRINCIPAL; k <= E_GROUP; k++)
 		for (i = 0; i < a->n[k]; i++) {
 			if (!quota_limits_any(&a->ent[k][i].lim))

@@ -276,9 +276,13 @@ r = bob.tool("execute_python", {"code": "print(open('/workspace/a.txt').read()[:
 assert r["structuredContent"]["stdout"] == "xxx\n", r
 carol = Http(url, tokc)
 carol.initialize()
-r = carol.tool("execute_python", {"code": "print(1)"})
-assert r["structuredContent"]["stdout"] == "1\n", r
-print("  SIGHUP added carol; bob's session from before it kept its files")
+# carol's only profile is lab: loopback up.
+NET = ("import socket, errno\ns = socket.socket()\ntry:\n"
+       "    s.connect(('127.0.0.1', 9))\nexcept OSError as e:\n"
+       "    print(errno.errorcode[e.errno])\n")
+r = carol.tool("execute_python", {"code": NET})
+assert r["structuredContent"]["stdout"] == "ECONNREFUSED\n", r
+print("  SIGHUP added carol (profile lab); bob's session from before it kept its files")
 EOF
 
 # Every quota decision is in the trail: refusals name the quota.
