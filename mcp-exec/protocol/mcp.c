@@ -284,7 +284,8 @@ m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
 	client_info(c, json_object_get(params, "clientInfo"));
 	c->initialized = 1;
 	/* What this server's profile is, not what a default one would be. */
-	tools_instructions(c->srv, instructions, sizeof(instructions));
+	tools_instructions(c->srv, c->principal, &c->client, instructions,
+	    sizeof(instructions));
 	mcp_respond(c, id, json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}, s:{}}, "
 	    "s:{s:s, s:s, s:s}, s:s}", "protocolVersion", c->protocol,
 	    "capabilities", "tools", "listChanged", 0, "resources",

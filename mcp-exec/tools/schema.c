@@ -61,17 +61,32 @@ profile_facts(const struct profile *p, char *buf, size_t len)
 	    (unsigned long long)(p->artifacts.max_file >> 20));
 }
 
-void
-tools_instructions(struct server *srv, char *buf, size_t len)
+/* The profile a caller's new sessions get. */
+static const struct profile *
+default_of(struct server *srv, const struct authz_grant *g)
 {
-	char	 facts[TOOL_FACTS_MAX];
+	const struct profile	*p;
 
-	profile_facts(&srv->profile, facts, sizeof(facts));
+	return (p = server_profile(srv, g->profiles[0])) != NULL ? p :
+	    &srv->profile;
+}
+
+void
+tools_instructions(struct server *srv, const char *principal,
+    const struct tool_client *c, char *buf, size_t len)
+{
+	struct authz_grant	 g;
+	const struct profile	*p;
+	char			 facts[TOOL_FACTS_MAX];
+
+	authz_grant(srv->authz, principal, c, srv->profile.name, &g);
+	p = default_of(srv, &g);
+	profile_facts(p, facts, sizeof(facts));
 	snprintf(buf, len, "Runs Python (with numpy, pandas and matplotlib)"
 	    "%s in sandboxes %s. execute_python keeps variables and files in "
 	    "/workspace across calls that pass the same session_id. %s",
 	    commands_count(srv->commands) > 0 ? " and allowlisted commands" :
-	    "", network_phrase(&srv->profile), facts);
+	    "", network_phrase(p), facts);
 }
 
 static json_t *
@@ -404,8 +419,7 @@ tools_list(struct server *srv, const char *principal,
 
 	/* Only what this caller may call, described with its default. */
 	authz_grant(srv->authz, principal, c, srv->profile.name, &g);
-	if ((p = server_profile(srv, g.profiles[0])) == NULL)
-		p = &srv->profile;
+	p = default_of(srv, &g);
 	if (authz_tool_ok(&g, "execute_python"))
 		json_array_append_new(list, with_profile_arg(
 		    execute_python_tool(srv, p), &g));

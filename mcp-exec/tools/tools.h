@@ -125,8 +125,10 @@ void	deliver_refused(struct tool_req *, const char *session_id,
 /* The tool definitions this caller may use (new reference). */
 json_t	*tools_list(struct server *, const char *principal,
 	    const struct tool_client *);
-/* initialize's instructions: the profile, truthfully (into buf). */
-void	 tools_instructions(struct server *, char *buf, size_t len);
+/* initialize's instructions: the caller's default profile, truthfully
+ * (into buf). */
+void	 tools_instructions(struct server *, const char *principal,
+	    const struct tool_client *, char *buf, size_t len);
 void	 tools_call(struct tool_req *, const json_t *params);
 
 /* resources/list and resources/templates/list (new references). */

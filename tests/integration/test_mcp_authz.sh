@@ -89,7 +89,7 @@ def at(t):
 
 def client(tok):
     c = Http(url, tok)
-    c.initialize()
+    c.init = c.initialize()
     return c
 
 def run(c, code, **kw):
@@ -120,6 +120,9 @@ assert tools == ["execute_python"], tools
 bt = bob.call("tools/list")["tools"][0]
 assert "profile" not in bt["inputSchema"]["properties"], bt
 assert "loopback" in bt["description"], bt["description"]
+# initialize's instructions describe the caller's own default profile.
+assert "loopback only" in bob.init["instructions"], bob.init
+assert "no network" in alice.init["instructions"], alice.init
 print("  tools/list: alice offered profile enum [default, lab]; bob only execute_python")
 
 # Two principals, two profiles: alice's default has no network (L0,
