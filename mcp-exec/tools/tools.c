@@ -614,6 +614,8 @@ start_call(struct tool_req *rq, struct session *s,
 		pc->bill = *bill;
 		pc->billed = 1;
 		quota_call_begin(srv->quota, &pc->bill);
+		if (srv->published != NULL)
+			srv->published(srv);	/* status: what runs now */
 	}
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */

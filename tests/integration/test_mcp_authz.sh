@@ -77,13 +77,23 @@ export STOCKADE_QUOTA_TEST_CLOCK="$CLOCK"
 start_mx
 URL="http://127.0.0.1:$PORT/mcp"
 
-"$PY" - "$URL" "$TOKA" "$TOKB" "$CLOCK" "$T0" <<'EOF' || fail "authorization (see above)"
-import sys, threading, time
+"$PY" - "$URL" "$TOKA" "$TOKB" "$CLOCK" "$T0" "$T/mx-state" <<'EOF' || fail "authorization (see above)"
+import glob, json, sys, threading, time
 sys.path.insert(0, "tests/integration")
 from mcpclient import Http, McpError
 
-url, toka, tokb, clock, t0 = sys.argv[1:6]
+url, toka, tokb, clock, t0, state = sys.argv[1:7]
 t0 = int(t0)
+def running(subject):
+    """concurrent_calls used by subject, as the status file says."""
+    for f in glob.glob(state + "/sessions-*.json"):
+        try:
+            for a in json.load(open(f)).get("quotas", []):
+                if a["subject"] == subject:
+                    return a["quotas"]["concurrent_calls"]["used"]
+        except (ValueError, KeyError):
+            pass
+    return 0
 def at(t):
     open(clock, "w").write("%d\n" % t)
 
@@ -174,10 +184,15 @@ print("  sessions and calls_per_minute reached, then freed and reset")
 at(t0 + 180)
 slow = {}
 def sleeper():
-    slow["r"] = run(client(toka), "import time; time.sleep(2)", session_id=a1)
+    slow["r"] = run(client(toka), "import time; time.sleep(3)", session_id=a1)
 th = threading.Thread(target=sleeper)
 th.start()
-time.sleep(0.8)
+# Until the slow call runs (under load it may take a while to start).
+for _ in range(300):
+    if running("group:analysts") == 1:
+        break
+    time.sleep(0.02)
+assert th.is_alive(), slow
 r = run(alice, "1", session_id=a3)
 refused(r, "concurrent_calls (1) of group:analysts", "frees up")
 th.join()
