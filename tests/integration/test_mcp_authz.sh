@@ -266,18 +266,34 @@ echo "$m" | grep -q 'stockade_quota_subjects_at_limit{quota="artifact_bytes_per_
 ! echo "$m" | grep -q "user:bob" || fail "metrics name a principal"
 note "stockade status shows usage per principal and group; /metrics names none"
 
+# SIGHUP is all or nothing: a principal naming a profile that does not
+# load leaves the running rules (and their profiles) in force.
+hup_and_wait() {	# $1: "true" or "false", the policy_load's ok
+	local n0 n
+	n0=$(grep -c '"event":"policy_load"' "$LOG"/audit-*.log || true)
+	kill -HUP "$MX_PID"
+	for _ in $(seq 1 100); do
+		n=$(grep -c '"event":"policy_load"' "$LOG"/audit-*.log || true)
+		[ "$n" -gt "$n0" ] && break
+		sleep 0.05
+	done
+	[ "$n" -gt "$n0" ] || fail "no policy_load after SIGHUP"
+	grep -h '"event":"policy_load"' "$LOG"/audit-*.log | tail -1 | grep -q "\"ok\":$1" ||
+	    fail "policy_load after SIGHUP is not ok:$1"
+}
+printf 'limits:\n  memory: lots\n' >"$R/profiles/broken.yaml"
+principals "" "  - name: \"user:dave\"
+    profiles: [broken]" >"$R/principals.yaml"
+hup_and_wait false
+grep -q "profiles/broken.yaml:2:11" "$T/mx.err" || fail "the broken profile's error has no position"
+rm "$R/profiles/broken.yaml"
+note "SIGHUP naming a profile that does not load: refused whole, with its file:line:column"
+
 # SIGHUP adding a principal (carol, lab only) while sessions live.
 principals "  - sha256: $(hash "$TOKC")
     principal: \"user:carol\"" "  - name: \"user:carol\"
     profiles: [lab]" >"$R/principals.yaml"
-n0=$(grep -c '"event":"policy_load"' "$LOG"/audit-*.log || true)
-kill -HUP "$MX_PID"
-for _ in $(seq 1 100); do
-	n=$(grep -c '"event":"policy_load"' "$LOG"/audit-*.log || true)
-	[ "$n" -gt "$n0" ] && break
-	sleep 0.05
-done
-[ "$n" -gt "$n0" ] || fail "no policy_load after SIGHUP"
+hup_and_wait true
 "$PY" - "$URL" "$TOKB" "$TOKC" "$CLOCK" <<'EOF' || fail "SIGHUP with sessions alive (see above)"
 import sys
 sys.path.insert(0, "tests/integration")
