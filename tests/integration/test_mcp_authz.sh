@@ -293,7 +293,11 @@ note "SIGHUP naming a profile that does not load: refused whole, with its file:l
 principals "  - sha256: $(hash "$TOKC")
     principal: \"user:carol\"" "  - name: \"user:carol\"
     profiles: [lab]" >"$R/principals.yaml"
+sed -i 's/^server:$/server:\n  metrics_name_principals: true/' "$R/mcp-exec.yaml"
 hup_and_wait true
+m=$(curl -s -H "Authorization: Bearer $TOKA" "http://127.0.0.1:$PORT/metrics")
+echo "$m" | grep -q 'stockade_quota_used{subject="principal:user:bob",quota="artifact_bytes_per_day"} 200' ||
+    fail "metrics_name_principals: $(echo "$m" | grep quota)"
 "$PY" - "$URL" "$TOKB" "$TOKC" "$CLOCK" <<'EOF' || fail "SIGHUP with sessions alive (see above)"
 import sys
 sys.path.insert(0, "tests/integration")
@@ -316,7 +320,7 @@ NET = ("import socket, errno\ns = socket.socket()\ntry:\n"
        "    print(errno.errorcode[e.errno])\n")
 r = carol.tool("execute_python", {"code": NET})
 assert r["structuredContent"]["stdout"] == "ECONNREFUSED\n", r
-print("  SIGHUP added carol (profile lab); bob's session from before it kept its files")
+print("  SIGHUP added carol (profile lab) and named principals in /metrics; bob's session kept its files")
 EOF
 
 # Every quota decision is in the trail: refusals name the quota.
