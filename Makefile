@@ -21,7 +21,7 @@ CC       ?= cc
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
 	    libpcap-dev libldns-dev libh2o-evloop-dev libcjose-dev \
-	    libcurl4-openssl-dev
+	    libcurl4-openssl-dev libnetfilter-conntrack-dev
 # The default sandbox image is the host's /usr: data work and charts.
 # ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
@@ -37,7 +37,7 @@ DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
 	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop cjose \
-	    libcurl libevent_openssl
+	    libcurl libevent_openssl libnetfilter_conntrack
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

@@ -75,6 +75,16 @@ static const struct field f_egress_denied[] = {
 	{ "session_id", F_STR }, { "protocol", F_STR }, { "dst_ip", F_STR },
 	{ "rule", F_STR }, END
 };
+static const struct field f_egress_flow[] = {
+	{ "session_id", F_STR }, { "protocol", F_STR }, { "dst_ip", F_STR },
+	{ "rule", F_STR }, { "bytes_out", F_UINT }, { "bytes_in", F_UINT },
+	{ "packets_out", F_UINT }, { "packets_in", F_UINT }, END
+};
+static const struct field f_egress_flow_summary[] = {
+	{ "session_id", F_STR }, { "summarised", F_UINT },
+	{ "bytes_out", F_UINT }, { "bytes_in", F_UINT }, { "lost", F_UINT },
+	END
+};
 static const struct field f_egress_attached[] = {
 	{ "session_id", F_STR }, { "sandbox", F_STR }, { "policy", F_STR },
 	{ "level", F_STR }, END
@@ -115,6 +125,8 @@ static const struct evtype writer_types[] = {
 	{ "artifact_delivered", f_artifact_delivered },
 	{ "artifact_refused", f_artifact_refused },
 	{ "egress_denied", f_egress_denied },
+	{ "egress_flow", f_egress_flow },
+	{ "egress_flow_summary", f_egress_flow_summary },
 	{ "egress_attached", f_egress_attached },
 	{ "egress_detached", f_egress_ended },
 	{ "egress_refused", f_egress_ended },

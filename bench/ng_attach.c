@@ -166,7 +166,8 @@ nat64(const char *v4)
 	return out;
 }
 
-/* ip/ip6 daddr @set [meta l4proto { tcp, udp } th dport @p_i] accept */
+/* ip/ip6 daddr @set [meta l4proto { tcp, udp } th dport @p_i]
+ * ct mark set NFT_MARK_GROUP(i) accept */
 static void
 put_group_rule(FILE *f, const struct policy_group *g, size_t gi, int family,
     char kind)
@@ -175,7 +176,7 @@ put_group_rule(FILE *f, const struct policy_group *g, size_t gi, int family,
 	    kind, family == AF_INET ? '4' : '6', gi);
 	if (g->nports > 0)
 		fprintf(f, "meta l4proto { tcp, udp } th dport @p_%zu ", gi);
-	fputs("counter accept\n", f);
+	fprintf(f, "counter ct mark set 0x%08x accept\n", NFT_MARK_GROUP(gi));
 }
 
 /*
@@ -264,7 +265,8 @@ ruleset_text(FILE *f, const struct nft_sandbox *spec)
 	}
 	free(has);
 	if (p->level == LEVEL_L3)
-		fputs("\t\tcounter accept\n", f);
+		fprintf(f, "\t\tcounter ct mark set 0x%08x accept\n",
+		    NFT_MARK_L3);
 	fputs("\t\tcounter jump deny_policy\n\t}\n"
 	    "\tchain input {\n"
 	    "\t\ttype filter hook input priority 0; policy drop;\n"

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "flow.h"
+#include "flowlog.h"
 #include "log.h"
 #include "netguard.h"
 #include "netns.h"
@@ -72,9 +74,32 @@ denied_cb(void *owner, json_t *d)
 	att_audit(att, ev, "egress_denied");
 }
 
+/* Flow records and summaries (flowlog.c) go out as the sandbox's. */
+static void
+flow_emit_cb(void *owner, json_t *fields, const char *name)
+{
+	att_audit(owner, fields, name);
+}
+
+static uint64_t
+flow_lost_cb(void *owner)
+{
+	struct attachment	*att = owner;
+
+	return att->flows != NULL ? flow_overruns(att->flows) : 0;
+}
+
+static void
+flow_cb(void *owner, const struct flow *f)
+{
+	struct attachment	*att = owner;
+
+	flowlog_flow(att->flowlog, f);
+}
+
 static int
 pin_cb(void *owner, unsigned group, int family, const void *addr,
-    uint32_t ttl)
+    uint32_t ttl, const char *name)
 {
 	struct attachment	*att = owner;
 	char			 err[256];
@@ -84,6 +109,7 @@ pin_cb(void *owner, unsigned group, int family, const void *addr,
 		log_warnx("%s: pin: %s", att->sandbox, err);
 		return -1;
 	}
+	flowlog_pin(att->flowlog, family, addr, name);
 	return 0;
 }
 
@@ -313,6 +339,8 @@ att_release(struct attachment *att)
 	if (att->dns != NULL)
 		resolver_close(att->dns);
 	nflog_close(att->nflog);
+	flowlog_free(att->flowlog);	/* its last summary asks flows */
+	flow_close(att->flows);
 	if (att->nft != NULL)
 		nft_close(att->nft);
 	if (att->nsfd != -1)
@@ -383,6 +411,7 @@ ng_attach(struct netguard *ng, int nsfd, const char *sandbox,
 {
 	struct attachment	*att;
 	const struct policy	*pol;
+	struct flowlog_conf	 fc;
 	json_t			*reply, *ev;
 	char			 e[256];
 
@@ -414,6 +443,16 @@ ng_attach(struct netguard *ng, int nsfd, const char *sandbox,
 	snprintf(att->session, sizeof(att->session), "%s", session);
 	snprintf(att->principal, sizeof(att->principal), "%s", principal);
 	ts_now(att->since);
+	fc.rate = ng->conf.flow_rate;
+	fc.summary_s = ng->conf.flow_summary_s;
+	att->flowlog = flowlog_new(ng->base, &fc, flow_emit_cb, flow_lost_cb,
+	    att);
+	/* Before any link comes up: accounting holds for flows made after. */
+	if ((att->flows = flow_open(ng->base, nsfd, flow_cb, att, e,
+	    sizeof(e))) == NULL) {
+		snprintf(err, errlen, "flows: %s", e);
+		goto fail;
+	}
 	if ((att->nft = nft_open(nsfd, e, sizeof(e))) == NULL) {
 		snprintf(err, errlen, "nftables: %s", e);
 		goto fail;
@@ -453,7 +492,17 @@ void
 ng_detach(struct attachment *att, const char *reason)
 {
 	struct netguard	*ng = att->ng;
+	char		 e[256];
 
+	/* Flows still open end here: the flush makes conntrack report each
+	 * (queued on our socket before the ACK), read before the close. */
+	if (att->flows != NULL && att->nft != NULL) {
+		if (nft_conntrack_flush(att->nft, e, sizeof(e)) == -1)
+			log_warnx("%s: conntrack: %s", att->sandbox, e);
+		flow_drain(att->flows);
+	}
+	if (att->flowlog != NULL)
+		flowlog_summary(att->flowlog);
 	LIST_REMOVE(att, entry);
 	ng->nattached--;
 	state_remove(att);

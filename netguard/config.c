@@ -30,6 +30,8 @@ conf_defaults(struct ng_conf *c)
 	snprintf(c->state_dir, sizeof(c->state_dir), "/run/stockade/netguard");
 	c->nflog_group = 17;
 	c->log_rate = 20;
+	c->flow_rate = 50;
+	c->flow_summary_s = 10;
 	c->resolver_port = 53;
 	c->resolver.ttl_min = 5;
 	c->resolver.ttl_max = 300;
@@ -80,7 +82,8 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 {
 	static const char *const top[] = { "socket", "socket_mode",
 	    "audit_socket", "clients", "uplink_netns", "state_dir", "pool",
-	    "nflog_group", "log_rate", "resolver", NULL };
+	    "nflog_group", "log_rate", "flow_rate", "flow_summary_interval",
+	    "resolver", NULL };
 	struct conf_doc	*doc;
 	struct conf_ctx	 ctx;
 	char		 path[PATH_MAX], err[CONF_ERROR_LEN];
@@ -127,6 +130,11 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 			c->nflog_group = (unsigned)i;
 		if (conf_get_int(&ctx, root, "log_rate", 1, 10000, &i) == 1)
 			c->log_rate = (unsigned)i;
+		if (conf_get_int(&ctx, root, "flow_rate", 0, 10000, &i) == 1)
+			c->flow_rate = (unsigned)i;
+		if (conf_get_int(&ctx, root, "flow_summary_interval", 1, 3600,
+		    &i) == 1)
+			c->flow_summary_s = (unsigned)i;
 		if (conf_get_object(&ctx, root, "resolver", &v) == 1)
 			load_resolver(&ctx, v, c);
 	}

@@ -40,12 +40,16 @@ struct ng_conf {
 	struct policy_cidr	 pool;
 	unsigned		 nflog_group;
 	unsigned		 log_rate;
+	unsigned		 flow_rate;	/* egress_flow per second */
+	unsigned		 flow_summary_s;
 	uint16_t		 resolver_port;
 	struct resolver_conf	 resolver;
 };
 
 struct nft_handle;
 struct nflog;
+struct flow_reader;
+struct flowlog;
 
 /* One sandbox namespace under a policy. */
 struct attachment {
@@ -64,6 +68,8 @@ struct attachment {
 	struct nft_handle	*nft;
 	struct nflog		*nflog;
 	struct resolver_client	*dns;
+	struct flow_reader	*flows;		/* conntrack DESTROY events */
+	struct flowlog		*flowlog;
 	uint64_t		 denied;	/* denials reported */
 	char			 since[32];
 };

@@ -241,7 +241,8 @@ nft_sets_group(struct nft_handle *h, const struct policy_group *g, size_t gi,
 	    what);
 }
 
-/* ip/ip6 daddr @set [meta l4proto { tcp, udp } th dport @p_i] accept */
+/* ip/ip6 daddr @set [meta l4proto { tcp, udp } th dport @p_i]
+ * ct mark set NFT_MARK_GROUP(i) accept */
 static void
 nft_rule_group(struct nft_handle *h, const struct policy_group *g, size_t gi,
     int family, char kind)
@@ -260,7 +261,12 @@ nft_rule_group(struct nft_handle *h, const struct policy_group *g, size_t gi,
 		nft_r_dport(r);
 		nft_r_lookup(r, ports, 0);
 	}
-	nft_rule_end(h, r, NF_ACCEPT, NULL, what);
+	/* Only a connection's first packet gets here (established ones
+	 * were accepted above): the mark names the rule for its life. */
+	nft_r_counter(r);
+	nft_r_ct_mark_set(r, NFT_MARK_GROUP(gi));
+	nft_r_verdict(r, NF_ACCEPT, NULL);
+	nft_rule_add(h, r, what);
 }
 
 /* Ends a rule of chain output: counter, then accept or a jump to the
@@ -378,8 +384,13 @@ nft_rules_output(struct nft_handle *h, const struct nft_sandbox *spec,
 			nft_rule_group(h, &p->groups[i], i, AF_INET6, 'n');
 		}
 	}
-	if (p->level == LEVEL_L3)
-		nft_rule_out(h, nft_rule_new(h, "output"), -1, "L3");
+	if (p->level == LEVEL_L3) {
+		r = nft_rule_new(h, "output");
+		nft_r_counter(r);
+		nft_r_ct_mark_set(r, NFT_MARK_L3);
+		nft_r_verdict(r, NF_ACCEPT, NULL);
+		nft_rule_add(h, r, "L3");
+	}
 	nft_rule_out(h, nft_rule_new(h, "output"), DENY_POLICY, "policy");
 }
 

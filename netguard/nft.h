@@ -23,6 +23,14 @@
 #define NFT_LOG_PREFIX		"ng:"		/* every NFLOG prefix's start */
 #define NFT_LOG_SNAPLEN		128		/* bytes of a denied packet logged */
 #define NFT_PIN_MAX		65536		/* addresses per name set */
+/*
+ * The conntrack mark of a connection an allow rule let out: group i of
+ * an L2 policy, or L3's accept-all.  flow.c reports only marked flows
+ * (not loopback, not the resolver) and names the rule from the mark.
+ */
+#define NFT_MARK_BASE		0x4e470000u	/* "NG" */
+#define NFT_MARK_GROUP(i)	(NFT_MARK_BASE | ((uint32_t)(i) + 1))
+#define NFT_MARK_L3		(NFT_MARK_BASE | 0xffffu)
 
 /*
  * What a sandbox's table is built from.  The log prefix of each denial is

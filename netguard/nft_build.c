@@ -506,6 +506,19 @@ nft_r_ct_established(struct nftnl_rule *r)
 	nft_r_cmp(r, NFT_CMP_NEQ, &zero, sizeof(zero));
 }
 
+/* ct mark set mark: the rule that let a connection out, for flow.c */
+void
+nft_r_ct_mark_set(struct nftnl_rule *r, uint32_t mark)
+{
+	struct nftnl_expr	*e = nft_expr(r, "immediate");
+
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &mark, sizeof(mark));
+	e = nft_expr(r, "ct");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_KEY, NFT_CT_MARK);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_CT_SREG, NFT_REG_1);
+}
+
 /* meta iif/oif lo */
 void
 nft_r_loopback(struct nftnl_rule *r, uint32_t key)

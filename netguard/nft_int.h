@@ -118,6 +118,7 @@ void	nft_r_counter(struct nftnl_rule *);
 void	nft_r_verdict(struct nftnl_rule *, int verdict, const char *chain);
 void	nft_r_lookup(struct nftnl_rule *, const char *set, uint32_t set_id);
 void	nft_r_ct_established(struct nftnl_rule *);
+void	nft_r_ct_mark_set(struct nftnl_rule *, uint32_t mark);
 void	nft_r_loopback(struct nftnl_rule *, uint32_t key);
 void	nft_r_addr(struct nftnl_rule *, const struct policy_cidr *, int dst,
 	    uint32_t op);

@@ -32,12 +32,13 @@ struct resolver_conf {
 };
 
 /*
- * Pins addr (network order, AF_INET or AF_INET6) in group's set for ttl
- * seconds (already clamped); 0 or -1.  A failed pin fails the query
+ * Pins addr (network order, AF_INET or AF_INET6), an answer for name (the
+ * question's, presentation form), in group's set for ttl seconds (already
+ * clamped); 0 or -1.  A failed pin fails the query
  * (SERVFAIL): an answer is never sent before its address is allowed.
  */
 typedef int resolver_pin_fn(void *owner, unsigned group, int family,
-    const void *addr, uint32_t ttl);
+    const void *addr, uint32_t ttl, const char *name);
 /*
  * An audit event about one query (stolen).  It carries "event" and the
  * query's fields; the owner adds session, sandbox and principal.  Keys

@@ -155,7 +155,7 @@ upstream_answered(struct resolver_query *rq, struct dnsmsg_answer *a)
 		if (rq->group < 0)
 			continue;	/* L3: nothing is pinned */
 		if (r->pin(c->owner, (unsigned)rq->group, d->family, d->addr,
-		    ttl) == -1)
+		    ttl, rq->q.name) == -1)
 			failed = true;
 		else
 			json_array_append_new(pinned, json_string(str));

@@ -11,6 +11,10 @@ per target, so the shell test can grep the outcome.
   probe.py flood [--count N] IP:PORT  N UDP datagrams as fast as possible
   probe.py dns [-t S] [--tcp] [--type T] SERVER NAME
       prints "rcode=R answers=TYPE:VALUE,... ttl=MIN" or "timeout"
+  probe.py fetch [-t S] [--count N] HOST:PORT DOWN UP DELAY_MS
+      N flows in turn to a world.py blob listener: each sends the line
+      "DOWN UP DELAY_MS" and UP bytes, reads to the end; prints
+      "ok LOCAL_PORT SENT RECEIVED" (application bytes) or "fail ERROR"
   probe.py icmp [-t S] ADDR           raw-socket echo request
   probe.py raw6 ADDR PORT             one UDP datagram on a raw IPv6 socket
   probe.py hold [-t S] HOST:PORT DIR ROUNDS
@@ -114,6 +118,30 @@ def cmd_flood(a):
         except OSError:
             failed += 1
     print("sent=%d failed=%d" % (sent, failed))
+
+
+def cmd_fetch(a):
+    _, host, port = split_target(a.target)
+    for _ in range(a.count):
+        try:
+            ai = socket.getaddrinfo(host, port, socket.AF_INET,
+                                    socket.SOCK_STREAM)[0]
+            s = socket.socket(ai[0], socket.SOCK_STREAM)
+            s.settimeout(a.t)
+            s.connect(ai[4])
+            msg = b"%d %d %d\n" % (a.down, a.up, a.delay) + b"u" * a.up
+            s.sendall(msg)
+            got = 0
+            while True:
+                d = s.recv(65536)
+                if not d:
+                    break
+                got += len(d)
+            lport = s.getsockname()[1]
+            s.close()
+            print("ok %d %d %d" % (lport, len(msg), got), flush=True)
+        except Exception as e:
+            print("fail %s" % errname(e), flush=True)
 
 
 def cmd_udp(a):
@@ -317,6 +345,13 @@ def main():
     c.add_argument("--port", type=int, default=53)
     c.add_argument("server")
     c.add_argument("name")
+    c = sub.add_parser("fetch")
+    c.add_argument("-t", type=float, default=5)
+    c.add_argument("--count", type=int, default=1)
+    c.add_argument("target")
+    c.add_argument("down", type=int)
+    c.add_argument("up", type=int)
+    c.add_argument("delay", type=int)
     c = sub.add_parser("icmp")
     c.add_argument("-t", type=float, default=1.5)
     c.add_argument("addr")

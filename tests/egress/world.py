@@ -7,6 +7,9 @@ Usage: world.py LOG READY SPEC...
   SPEC  http:ADDR:PORT   answers one HTTP request with "world ADDR\\n"
         echo:ADDR:PORT   TCP echo until the peer closes (long-lived flows)
         uecho:ADDR:PORT  UDP echo
+        blob:ADDR:PORT   reads a line "DOWN UP DELAY_MS\n", then UP bytes;
+                         waits DELAY_MS, sends DOWN bytes and closes
+                         (known-size flows for the flow records)
 ADDR may be an IPv6 address in brackets.  READY is created once every
 listener is bound.  LOG gets one line per connection: "tcp ADDR PORT PEER".
 """
@@ -14,6 +17,7 @@ import os
 import socket
 import sys
 import threading
+import time
 
 REQUEST_MAX = 8192		# bytes of one HTTP request read
 IO_TIMEOUT = 5			# seconds, HTTP clients only
@@ -68,8 +72,41 @@ def serve_echo(conn, addr):
         conn.close()
 
 
+BLOB_MAX = 16 << 20		# bytes either way of one blob flow
+
+
+def serve_blob(conn, addr):
+    conn.settimeout(IO_TIMEOUT)
+    buf = b""
+    try:
+        while b"\n" not in buf and len(buf) < 64:
+            data = conn.recv(64 - len(buf))
+            if not data:
+                return
+            buf += data
+        line, rest = buf.split(b"\n", 1)
+        down, up, delay = (int(x) for x in line.split())
+        down, up = min(down, BLOB_MAX), min(up, BLOB_MAX)
+        got = len(rest)
+        while got < up:
+            data = conn.recv(min(65536, up - got))
+            if not data:
+                return
+            got += len(data)
+        time.sleep(delay / 1000.0)
+        chunk = b"w" * 65536
+        while down > 0:
+            n = min(down, len(chunk))
+            conn.sendall(chunk[:n])
+            down -= n
+    except (OSError, ValueError):
+        pass
+    finally:
+        conn.close()
+
+
 def tcp_loop(lsock, kind, addr, port, logf):
-    handler = serve_http if kind == "http" else serve_echo
+    handler = {"http": serve_http, "blob": serve_blob}.get(kind, serve_echo)
     while True:
         conn, peer = lsock.accept()
         log(logf, "tcp", addr, port, peer[0])

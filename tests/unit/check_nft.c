@@ -88,7 +88,7 @@ static const char t_l1[] =
 
 static const char t_l3[] =
 "table inet netguard {\n" T_SETS T_DENIES T_OUT_HEAD T_RESOLVER T_DNS_POOL
-    T_LO "		counter accept\n" T_OUT_TAIL
+    T_LO "		counter ct mark set 0x4e47ffff accept\n" T_OUT_TAIL
     T_INPUT("		iif lo accept\n") "}\n";
 
 /*
@@ -113,18 +113,18 @@ static const char t_l2[] =
 "203.0.113.0/24 } }\n"
     T_DENIES T_OUT_HEAD T_RESOLVER T_DNS_POOL T_LO
 "		ip daddr @c4_0 meta l4proto { tcp, udp } th dport @p_0 counter "
-"accept\n"
+"ct mark set 0x4e470001 accept\n"
 "		ip daddr @h4_0 meta l4proto { tcp, udp } th dport @p_0 counter "
-"accept\n"
+"ct mark set 0x4e470001 accept\n"
 "		ip6 daddr @c6_0 meta l4proto { tcp, udp } th dport @p_0 counter "
-"accept\n"
+"ct mark set 0x4e470001 accept\n"
 "		ip6 daddr @h6_0 meta l4proto { tcp, udp } th dport @p_0 counter "
-"accept\n"
+"ct mark set 0x4e470001 accept\n"
 "		ip daddr @n4_1 meta l4proto { tcp, udp } th dport @p_1 counter "
-"accept\n"
+"ct mark set 0x4e470002 accept\n"
 "		ip6 daddr @n6_1 meta l4proto { tcp, udp } th dport @p_1 counter "
-"accept\n"
-"		ip daddr @c4_2 counter accept\n"
+"ct mark set 0x4e470002 accept\n"
+"		ip daddr @c4_2 counter ct mark set 0x4e470003 accept\n"
     T_OUT_TAIL T_INPUT("		iif lo accept\n") "}\n";
 
 static const char t_uplink[] =

@@ -51,6 +51,7 @@ struct pin {
 	int		 family;
 	uint8_t		 addr[16];
 	uint32_t	 ttl;
+	char		 name[256];	/* the question it answered */
 	bool		 early;		/* the client had its answer already */
 };
 
@@ -302,7 +303,7 @@ fake_stop(struct fake *f)
 
 static int
 t_pin(void *owner, unsigned group, int family, const void *addr,
-    uint32_t ttl)
+    uint32_t ttl, const char *name)
 {
 	struct pin	*p;
 	char		 b;
@@ -314,6 +315,7 @@ t_pin(void *owner, unsigned group, int family, const void *addr,
 	p->family = family;
 	memcpy(p->addr, addr, family == AF_INET ? 4 : 16);
 	p->ttl = ttl;
+	(void)snprintf(p->name, sizeof(p->name), "%s", name);
 	p->early = T.client_fd != -1 &&
 	    recv(T.client_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 	if (T.close_on_pin) {
@@ -1090,6 +1092,9 @@ START_TEST(test_tcp_query_goes_upstream_over_tcp)
 	ck_assert_uint_eq(T.up[0].nudp, 0);
 	ck_assert_uint_eq(T.npins, 2);
 	ck_assert(!T.pins[0].early && !T.pins[1].early);
+	/* The name each pin answered, for netguard's flow records. */
+	ck_assert_str_eq(T.pins[0].name, "pypi.org");
+	ck_assert_str_eq(T.pins[1].name, "pypi.org");
 	t_end();
 }
 END_TEST
