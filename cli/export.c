@@ -117,6 +117,17 @@ static const struct rule rules[] = {
 	    OC_NETWORK, 5, "Refuse", 3, CTL_BLOCKED,
 	    "{protocol} connection from session {session_id} to {dst_ip} "
 	    "denied by rule {rule}", "denied by rule {rule}" },
+	{ "egress_flow", 0, X_FLOW,
+	    { "network" }, { "connection", "allowed" }, OUT_SUCCESS,
+	    OC_NETWORK, 2, "Close", 1, CTL_ALLOWED,
+	    "{protocol} connection from session {session_id} to {dst_ip} "
+	    "allowed by rule {rule} ended: {bytes_out} bytes out, {bytes_in} "
+	    "in", NULL },
+	{ "egress_flow_summary", 0, X_FLOW,
+	    { "network" }, { "connection", "allowed" }, OUT_SUCCESS,
+	    OC_NETWORK, 6, "Traffic", 1, CTL_ALLOWED,
+	    "{summarised} connections of session {session_id} over its "
+	    "flow record rate: {bytes_out} bytes out, {bytes_in} in", NULL },
 	{ "egress_attached", 0, 0,
 	    { "configuration" }, { "change" }, OUT_SUCCESS,
 	    OC_NETWORK, 99, "Other", 1, CTL_NONE,

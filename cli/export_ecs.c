@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "export_int.h"
+#include "util.h"
 
 #define ECS_VERSION		"9.4.0"	/* tests/unit/data/schemas */
 #define ECS_DATASET		"stockade.audit"
@@ -71,6 +72,43 @@ ecs_client(struct doc *d, const json_t *o)
 	export_put_str(d, "file.hash.sha256", export_file_sha256(o));
 }
 
+/*
+ * A flow's traffic: the sandbox is the source (it opened the connection),
+ * so what it sent is source.bytes; network.* are both ways together.
+ */
+static void
+ecs_flow(struct doc *d, const json_t *o)
+{
+	static const struct {
+		const char	*key, *path;
+	} dirs[] = {
+		{ "bytes_out", "source.bytes" },
+		{ "packets_out", "source.packets" },
+		{ "bytes_in", "destination.bytes" },
+		{ "packets_in", "destination.packets" },
+	};
+	json_int_t	 v[4], sum;
+	int64_t		 ms;
+	size_t		 i;
+
+	for (i = 0; i < nitems(dirs); i++) {
+		if (export_get_int(o, dirs[i].key, 0, INT64_MAX / 2, &v[i]) ==
+		    -1)
+			return;
+		export_put(d, dirs[i].path, json_integer(v[i]));
+	}
+	sum = v[0] + v[2];
+	export_put(d, "network.bytes", json_integer(sum));
+	sum = v[1] + v[3];
+	export_put(d, "network.packets", json_integer(sum));
+	export_put_str_from(d, "destination.domain", o, "name");
+	if (export_ts_ms(export_get_str(o, "start"), &ms) == 0 &&
+	    export_ts_ms(export_get_str(o, "end"), &ms) == 0) {
+		export_put_str_from(d, "event.start", o, "start");
+		export_put_str_from(d, "event.end", o, "end");
+	}
+}
+
 static void
 ecs_fields(struct doc *d, const struct record *r)
 {
@@ -111,6 +149,8 @@ ecs_fields(struct doc *d, const struct record *r)
 		export_put_str_from(d, "dns.question.name", o, "name");
 		export_put_str_from(d, "dns.question.type", o, "qtype");
 	}
+	if (r->rule->flags & X_FLOW)
+		ecs_flow(d, o);
 	if ((s = export_get_str(o, "rule")) != NULL ||
 	    (s = export_get_str(o, "rule_id")) != NULL)
 		export_put(d, "rule.id", json_string(s));

@@ -56,6 +56,7 @@ enum oclass {
 #define X_ALERT		0x01	/* ECS event.kind "alert" */
 #define X_DNS		0x02	/* name and qtype are a DNS question */
 #define X_WRITER	0x04	/* writer{} is the peer (daemon-written only) */
+#define X_FLOW		0x08	/* bytes_/packets_ out and in, start, end */
 
 /*
  * One row of the event table in export.c.  message and detail are

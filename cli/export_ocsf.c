@@ -4,6 +4,7 @@
  * Trusts the framing and rule export.c checked; type-checks every other field.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include <jansson.h>
@@ -137,6 +138,36 @@ ocsf_process(struct doc *d, const struct record *r, const char *hostname)
 	put_device(d, hostname);
 }
 
+/* A flow's traffic, times and the name its address was resolved from. */
+static void
+ocsf_flow(struct doc *d, const json_t *o)
+{
+	static const char *const keys[] = { "bytes_out", "packets_out",
+	    "bytes_in", "packets_in" };
+	json_int_t	 v[4];
+	int64_t		 start, end;
+	size_t		 i;
+	char		 path[32];
+
+	for (i = 0; i < nitems(keys); i++) {
+		if (export_get_int(o, keys[i], 0, INT64_MAX / 2, &v[i]) == -1)
+			return;
+		(void)snprintf(path, sizeof(path), "traffic.%s", keys[i]);
+		export_put(d, path, json_integer(v[i]));
+	}
+	export_put(d, "traffic.bytes", json_integer(v[0] + v[2]));
+	export_put(d, "traffic.packets", json_integer(v[1] + v[3]));
+	export_put_str_from(d, "dst_endpoint.hostname", o, "name");
+	export_put_int_from(d, "count", o, "summarised", 0, INT64_MAX);
+	if (export_ts_ms(export_get_str(o, "start"), &start) == 0 &&
+	    export_ts_ms(export_get_str(o, "end"), &end) == 0 &&
+	    start <= end) {
+		export_put(d, "start_time", json_integer(start));
+		export_put(d, "end_time", json_integer(end));
+		export_put(d, "duration", json_integer(end - start));
+	}
+}
+
 static void
 ocsf_network(struct doc *d, const struct record *r, const char *hostname)
 {
@@ -163,6 +194,8 @@ ocsf_network(struct doc *d, const struct record *r, const char *hostname)
 			    json_integer(num));
 	}
 	export_put_str_from(d, "firewall_rule.uid", o, "rule");
+	if (r->rule->flags & X_FLOW)
+		ocsf_flow(d, o);
 }
 
 static void

@@ -24,6 +24,8 @@ static const char *const cases[] = {
 	"code_execution_exit1",
 	"code_execution_deny",
 	"egress_denied",
+	"egress_flow",
+	"egress_flow_summary",
 	"dns_query",
 	"dns_query_deny",
 	"dns_tunnel_suspected",

@@ -32,7 +32,7 @@ OCSF_OBJECTS = ["metadata", "product", "feature", "actor", "user", "session",
                 "endpoint", "network_connection_info", "firewall_rule", "dns_query",
                 "finding_info", "evidences", "device", "api", "service",
                 "request", "response", "policy", "auth_factor", "group",
-                "agent", "container", "image", "http_request",
+                "agent", "container", "image", "http_request", "network_traffic",
                 "analytic", "enrichment", "observable"]
 BASE_TYPES = {"string_t": "string", "integer_t": "integer",
               "long_t": "integer", "float_t": "number",
