@@ -251,7 +251,7 @@ flowlog_summary(struct flowlog *fl)
 	    (json_int_t)fl->bytes_out, "bytes_in", (json_int_t)fl->bytes_in,
 	    "packets_out", (json_int_t)fl->packets_out, "packets_in",
 	    (json_int_t)fl->packets_in, "lost", (json_int_t)fl->dropped,
-	    "since", fl->since, "until", now), "egress_flow_summary");
+	    "start", fl->since, "end", now), "egress_flow_summary");
 	fl->flows = fl->bytes_out = fl->bytes_in = 0;
 	fl->packets_out = fl->packets_in = fl->dropped = 0;
 	memcpy(fl->since, now, sizeof(now));
