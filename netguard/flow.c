@@ -2,7 +2,9 @@
  * Reads conntrack's DESTROY events inside a sandbox's namespace.  The
  * messages come from the kernel, but describe traffic the sandbox chose:
  * libnetfilter_conntrack parses them, and a flow lacking what a record
- * needs (addresses, a mark) is skipped.  The socket is non-blocking.
+ * needs (addresses, a mark) is skipped.  Only datagrams the kernel sent
+ * (port id 0) are read: the library exit()s on a malformed attribute.
+ * The sockets are non-blocking.
  */
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -281,11 +283,15 @@ flow_msg_cb(const struct nlmsghdr *nlh, void *arg)
 static int
 flow_read(struct flow_reader *fr)
 {
-	ssize_t	 n;
-	int	 i;
+	struct sockaddr_nl	 from;
+	socklen_t		 fromlen;
+	ssize_t			 n;
+	int			 i;
 
 	for (i = 0; i < FLOW_DISPATCH_MAX; i++) {
-		n = recv(fr->fd, fr->buf, sizeof(fr->buf), MSG_DONTWAIT);
+		fromlen = sizeof(from);
+		n = recvfrom(fr->fd, fr->buf, sizeof(fr->buf), MSG_DONTWAIT,
+		    (struct sockaddr *)&from, &fromlen);
 		if (n == -1) {
 			if (errno == ENOBUFS) {
 				fr->overruns++;
@@ -297,6 +303,8 @@ flow_read(struct flow_reader *fr)
 		}
 		if (n == 0)
 			return 0;
+		if (fromlen != sizeof(from) || from.nl_pid != 0)
+			continue;	/* not the kernel's */
 		/* seq 0, portid 0: events, no request to match. */
 		(void)mnl_cb_run(fr->buf, (size_t)n, 0, 0, flow_msg_cb, fr);
 	}
