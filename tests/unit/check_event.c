@@ -123,6 +123,30 @@ START_TEST(test_extra_fields_allowed)
 }
 END_TEST
 
+/* netguard's flow records: counts are required and never negative. */
+START_TEST(test_egress_flow_counts_required_and_unsigned)
+{
+	char	 err[256];
+	json_t	*ev;
+
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:i}",
+	    "event", "egress_flow", "session_id", "s-1", "protocol", "tcp",
+	    "dst_ip", "203.0.113.10", "rule", "allow[0]", "bytes_out", 30754,
+	    "bytes_in", 200840, "packets_out", 14, "packets_in", 16);
+	ck_assert_msg(event_validate(ev, err, sizeof(err)) == 0, "%s", err);
+	json_object_set_new(ev, "bytes_in", json_integer(-1));
+	assert_invalid(json_deep_copy(ev), "bytes_in");
+	json_object_del(ev, "bytes_in");
+	assert_invalid(ev, "bytes_in");
+	ev = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "event",
+	    "egress_flow_summary", "session_id", "s-1", "summarised", 16,
+	    "bytes_out", 5210, "bytes_in", 23950, "lost", 0);
+	ck_assert_msg(event_validate(ev, err, sizeof(err)) == 0, "%s", err);
+	json_object_del(ev, "summarised");
+	assert_invalid(ev, "summarised");
+}
+END_TEST
+
 static Suite *
 event_suite(void)
 {
@@ -138,6 +162,7 @@ event_suite(void)
 	tcase_add_test(tc, test_daemon_only_types_refused);
 	tcase_add_test(tc, test_reserved_keys_refused);
 	tcase_add_test(tc, test_unknown_and_malformed_types);
+	tcase_add_test(tc, test_egress_flow_counts_required_and_unsigned);
 	tcase_add_test(tc, test_extra_fields_allowed);
 	suite_add_tcase(s, tc);
 	return s;
