@@ -3,12 +3,14 @@
 # when it ends (egress_flow), with the name it was resolved from, the rule
 # that allowed it, bytes and packets each way and its duration; a burst
 # beyond flow_rate is counted into egress_flow_summary; a denied
-# connection gets egress_denied and no flow record.
+# connection gets egress_denied and no flow record; a UDP flow still open
+# at a detach is recorded then.
 . "$(dirname "$0")/lib.sh"
 
 need_netguard
 topo_up
-serve "$NS_W" blob blob:203.0.113.10:7001 blob:198.51.100.20:7001
+serve "$NS_W" blob blob:203.0.113.10:7001 blob:198.51.100.20:7001 \
+    uecho:203.0.113.10:7001
 policy flows L2 'allow:
   - names: [allowed.test]
     ports: [7001]
@@ -94,6 +96,19 @@ print("records=%d summarised=%d" % (len(fl), n))
 PY
 ) || fail "burst accounting: $res"
 note "flows: burst of 20 at flow_rate 4 -> $res"
+
+# UDP: conntrack forgets a datagram flow 30 s after its last packet (and
+# its garbage collector later still); a detach ends it at once.  One
+# 4-byte datagram each way: 4 + 8 (UDP) + 20 (IPv4) = 32 bytes, exactly.
+out=$(probe "$SB" udp allowed.test:7001)
+[ "${out#* }" = "ok 203.0.113.10" ] || fail "udp: $out"
+sleep 1			# the bucket refills after the burst
+net detach --socket "$NG_SOCK" --sandbox "sb-$SB" >/dev/null || fail "detach"
+expect_event egress_flow "session_id=s-$SB" protocol=udp dst_ip=203.0.113.10 \
+    dst_port=7001 name=allowed.test rule=allow[0] bytes_out=32 bytes_in=32 \
+    packets_out=1 packets_in=1 duration_ms?
+expect_event egress_detached "session_id=s-$SB"
+note "flows: a UDP exchange open at the detach is recorded then, 32 bytes each way"
 
 egress_finish
 note "flows: audit log verifies"
