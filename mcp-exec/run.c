@@ -295,6 +295,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 		goto out;
 	}
 	spec.limits = &lim;
+	spec.runtime = p->runtime;
 	spec.net = p->net;
 	spec.hostname = p->hostname;
 	spec.landlock_required = p->landlock_required;
@@ -355,7 +356,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	inputs = NULL;
 	json_object_set_new(result, "limits", limits_json(p, timeout));
 	json_object_set_new(result, "sandbox", json_pack("{s:s, s:s, s:s, "
-	    "s:s, s:I}", "id", spec.id, "runtime", "namespaces", "profile",
+	    "s:s, s:I}", "id", spec.id, "runtime", sandbox_runtime_name(p->runtime), "profile",
 	    p->name, "cgroup", cgroup_version_name(sb.cg), "memory_peak",
 	    (json_int_t)cgroup_memory_peak(sb.cg)));
 	streams_close(&st);

@@ -31,7 +31,9 @@ import sys
 import traceback
 import warnings
 
-CONTROL_FD = 3
+# fd 3 in the native sandbox; under gVisor, whose runsc passes only stdio,
+# the container's stdin (STOCKADE_CONTROL_FD=0, set by sandbox/gvisor_oci.c).
+CONTROL_FD = int(os.environ.get("STOCKADE_CONTROL_FD", "3"))
 FRAME_MAX = 16 * 1024 * 1024
 DONE_MAX = 64 * 1024 - 1024     # DRIVER_MSG_MAX less room for the envelope
 RESULTS_MAX = 32                # items per call, as mcp-exec caps them
@@ -288,9 +290,14 @@ def detach(devnull):
 
 def main():
     signal.signal(signal.SIGINT, on_sigint)
-    sock = socket.socket(fileno=CONTROL_FD)
-    reader = Reader(sock)
     devnull = os.open("/dev/null", os.O_RDWR)
+    fd = CONTROL_FD
+    if fd == 0:
+        # stdin is for the code: /dev/null there, as in the native sandbox.
+        fd = os.dup(0)
+        os.dup2(devnull, 0)
+    sock = socket.socket(fileno=fd)
+    reader = Reader(sock)
     # Unbuffered text on 1 and 2, whatever they point at.
     sys.stdout = open(1, "w", buffering=1, closefd=False,
                       encoding="utf-8", errors="backslashreplace")

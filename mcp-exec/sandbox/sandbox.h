@@ -32,6 +32,12 @@
 #define SANDBOX_SWEEP_AGE_S	60	/* a sweep leaves younger ones alone */
 #define SANDBOX_RESOLVER_LEN	46	/* INET6_ADDRSTRLEN */
 
+/* The wall around the command (profile `runtime:`). */
+enum sandbox_runtime {
+	SANDBOX_NATIVE,		/* namespaces, seccomp, Landlock (spawn.c) */
+	SANDBOX_GVISOR,		/* runsc with an OCI bundle (gvisor.c) */
+};
+
 enum net_level {
 	NET_NONE,		/* L0: new netns, loopback down */
 	NET_LOOPBACK,		/* L1: loopback up */
@@ -54,6 +60,7 @@ struct sandbox_limits {
 struct sandbox_spec {
 	char			 id[SANDBOX_ID_HEX + 1];
 	char			 dir[PATH_MAX];	/* host: state_dir/sandboxes/<id> */
+	enum sandbox_runtime	 runtime;
 	const struct sandbox_limits *limits;
 	enum net_level		 net;
 	const char		*hostname;
@@ -92,6 +99,10 @@ struct sandbox {
 	char			 dir[PATH_MAX];
 	int			 dir_lock;	/* flock()ed while we live */
 	int			 workspace_mounted;
+	enum sandbox_runtime	 runtime;
+	/* gVisor: the gofer's host uid (root inside the sandbox's user
+	 * namespace), a second lease; fd -1 on the native runtime. */
+	struct uid_lease	 gofer;
 };
 
 /* What happened to the command. */
@@ -118,6 +129,10 @@ int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
 /* The command's pid in our pid namespace (for SIGINT); -1 when gone. */
 pid_t	sandbox_command_pid(struct sandbox *);
+/* Asks the command to stop (SIGINT): KeyboardInterrupt in Python. */
+void	sandbox_interrupt(struct sandbox *);
+/* "native" or "gvisor": the result's and the audit's sandbox.runtime. */
+const char *sandbox_runtime_name(enum sandbox_runtime);
 /* 1 once init has ended or reported (within timeout_ms), else 0. */
 int	sandbox_await_exit(struct sandbox *, int timeout_ms);
 /* SIGKILL to everything in the sandbox (pid namespace and cgroup). */

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gvisor.h"
 #include "hash.h"
 #include "landlock.h"
 #include "privs.h"
@@ -330,6 +331,8 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	sb->sync = -1;
 	sb->dir_lock = -1;
 	sb->lease.fd = -1;
+	sb->gofer.fd = -1;
+	sb->runtime = s->runtime;
 	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
 	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
 		return -1;
@@ -439,6 +442,8 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	int		 sv[2], placed;
 	pid_t		 pid;
 
+	if (s->runtime == SANDBOX_GVISOR)
+		return gvisor_start(s, sb, err, errlen);
 	if ((sb->cg = cgroup_create(s->cgroup, s->id, s->limits, err,
 	    errlen)) == NULL)
 		return -1;
@@ -492,6 +497,23 @@ sandbox_command_pid(struct sandbox *sb)
 	return pid > 0 ? (pid_t)pid : -1;
 }
 
+void
+sandbox_interrupt(struct sandbox *sb)
+{
+	pid_t	 pid;
+
+	if (sb->runtime == SANDBOX_GVISOR)
+		gvisor_interrupt(sb);
+	else if ((pid = sandbox_command_pid(sb)) > 0)
+		(void)kill(pid, SIGINT);
+}
+
+const char *
+sandbox_runtime_name(enum sandbox_runtime rt)
+{
+	return rt == SANDBOX_GVISOR ? "gvisor" : "native";
+}
+
 int
 sandbox_await_exit(struct sandbox *sb, int timeout_ms)
 {
@@ -520,6 +542,8 @@ sandbox_wait(struct sandbox *sb, struct sandbox_exit *ex)
 	int	 st, cmd;
 	ssize_t	 n;
 
+	if (sb->runtime == SANDBOX_GVISOR)
+		return gvisor_wait(sb, ex);
 	memset(ex, 0, sizeof(*ex));
 	while (waitpid(sb->init, &st, 0) == -1) {
 		if (errno != EINTR)
@@ -568,6 +592,7 @@ sandbox_destroy(struct sandbox *sb)
 		close(sb->dir_lock);
 	sb->dir_lock = -1;
 	idmap_release(&sb->lease);
+	idmap_release(&sb->gofer);
 }
 
 /* One directory of state_dir/sandboxes: removed if nobody holds it. */

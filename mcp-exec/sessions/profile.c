@@ -10,6 +10,7 @@
 
 #include "conf.h"
 #include "profile.h"
+#include "sandbox/gvisor.h"
 #include "sandbox/trust.h"
 #include "util.h"
 
@@ -487,7 +488,7 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 {
 	static const char *const top[] = { "description", "limits", "timeout",
 	    "filesystem", "output", "inputs", "artifacts", "network",
-	    "hostname", "landlock", "tls", NULL };
+	    "hostname", "landlock", "tls", "runtime", NULL };
 	static const char *const to_keys[] = { "default_ms", "max_ms", NULL };
 	static const char *const fs_keys[] = { "tmp_size", "workspace_size",
 	    "shm_size", NULL };
@@ -495,6 +496,9 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	    NULL };
 	static const char *const landlock[] = { "required", "best_effort",
 	    NULL };
+	/* In the order of enum sandbox_runtime. */
+	static const char *const runtimes[] = { "native", "gvisor", NULL };
+	char		 why[256];
 	json_t		*sub;
 	const char	*s;
 	uint64_t	 u;
@@ -563,6 +567,16 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	}
 	if (conf_get_enum(ctx, root, "landlock", landlock, &e) == 1)
 		p->landlock_required = (e == 0);
+	if (conf_get_enum(ctx, root, "runtime", runtimes, &e) == 1) {
+		p->runtime = (enum sandbox_runtime)e;
+		/* A profile this host cannot run is refused here, at load:
+		 * never a session that fails later, never the native wall in
+		 * its place. */
+		if (p->runtime == SANDBOX_GVISOR &&
+		    gvisor_probe(why, sizeof(why)) == -1)
+			conf_error(ctx, json_object_get(root, "runtime"),
+			    "runtime: gvisor cannot run on this host: %s", why);
+	}
 	/* After network: its default follows from it. */
 	tls_section(ctx, root, p);
 }

@@ -86,6 +86,7 @@ struct profile {
 	char			reach[PROFILE_REACH_MAX];
 	char			hostname[PROFILE_NAME_MAX];
 	int			landlock_required;
+	enum sandbox_runtime	runtime;	/* runtime: native | gvisor */
 	/* The trust store (tls:); tls_on when any of it is bound. */
 	int			tls_on;
 	int			tls_system;	/* the host's CA bundle */

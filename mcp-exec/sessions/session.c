@@ -182,6 +182,7 @@ session_create(struct server *srv, const char *principal,
 		goto fail;
 	}
 	s->spec.limits = &s->limits;
+	s->spec.runtime = s->prof.runtime;
 	s->spec.net = s->prof.net;
 	s->spec.hostname = s->prof.hostname;
 	s->spec.landlock_required = s->prof.landlock_required;
@@ -579,11 +580,9 @@ call_interrupt(struct call *c)
 {
 	struct timeval	 tv = { CALL_GRACE_MS / 1000,
 			    (CALL_GRACE_MS % 1000) * 1000 };
-	pid_t		 pid;
 
 	c->phase = CALL_INTERRUPTING;
-	if ((pid = sandbox_command_pid(&c->s->sb)) > 0)
-		(void)kill(pid, SIGINT);
+	sandbox_interrupt(&c->s->sb);
 	evtimer_add(c->timer, &tv);
 }
 

@@ -240,7 +240,8 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 	    "event", "code_execution", "principal", pc->principal,
 	    "session_id", r->session_id, "code_hash", pc->code_hash,
 	    "code_size", (json_int_t)pc->code_size,
-	    "sandbox", "runtime", "namespaces", "image", "host-usr",
+	    "sandbox", "runtime", sandbox_runtime_name(p->runtime),
+	    "image", "host-usr",
 	    "limits", "cpu", p->limits.cpu_millis / 1000.0, "mem_mb",
 	    (json_int_t)(p->limits.memory >> 20), "pids", (int)p->limits.pids,
 	    "timeout_ms", (int)pc->timeout_ms, "network", p->network,
@@ -373,6 +374,9 @@ py_done(void *arg, const struct call_result *res)
 	if (sc != NULL) {
 		json_object_set_new(sc, "end", json_string(r.end ? r.end :
 		    "exited"));
+		/* The one thing by which a client can tell the walls apart. */
+		json_object_set_new(sc, "runtime", json_string(
+		    sandbox_runtime_name(pc->prof->runtime)));
 		json_object_set_new(sc, "oom_killed",
 		    json_boolean(r.oom_killed));
 		json_object_set_new(sc, "session_lost",

@@ -1,0 +1,354 @@
+/*
+ * Running a sandbox on gVisor.  The parent forks a launcher, places it in
+ * the sandbox's cgroup and its own new network namespace, lets netguard
+ * attach the profile's policy there (before_go), writes the bundle and
+ * releases it; the launcher becomes `runsc run`, whose gofer, sentry and
+ * the code's tasks all inherit that cgroup and namespace.  Trusts runsc;
+ * what the code writes is the command's output, nothing more.
+ */
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gvisor.h"
+#include "log.h"
+#include "util.h"
+
+#define GVISOR_CONTAINER	"stockade"	/* one per --root: per sandbox */
+#define GVISOR_ERR_MAX		256
+#define GVISOR_ARGV_MAX		16
+
+const char *
+gvisor_runsc(void)
+{
+	const char	*p = getenv("STOCKADE_RUNSC");
+
+	return p != NULL && p[0] == '/' ? p : GVISOR_RUNSC;
+}
+
+/* Waits for pid within ms; SIGKILLs it when late.  Its wait status. */
+static int
+wait_bounded(pid_t pid, int ms)
+{
+	struct timespec	 ts = { 0, 10 * 1000 * 1000 };
+	int		 st, waited = 0;
+	pid_t		 r;
+
+	for (;;) {
+		r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			return st;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (waited >= ms) {
+			(void)kill(pid, SIGKILL);
+			(void)waitpid(pid, &st, 0);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+		waited += 10;
+	}
+}
+
+/* runsc with argv, stdio on /dev/null (stderr to errfd, or -1). */
+static pid_t
+run_runsc(const char *const *argv, int errfd)
+{
+	pid_t	 pid;
+	int	 null;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if ((null = open("/dev/null", O_RDWR)) == -1 || dup2(null, 0) == -1 ||
+	    dup2(null, 1) == -1 || dup2(errfd != -1 ? errfd : null, 2) == -1)
+		_exit(127);
+	(void)syscall(SYS_close_range, 3, ~0U, 0);
+	execv(argv[0], (char *const *)argv);
+	_exit(127);
+}
+
+/*
+ * One trial container on the platform we use, as root, bounded: a kvm or
+ * ptrace platform that cannot work here fails or hangs, never both
+ * silently.  runsc's own complaint, if any, is the reason given.
+ */
+int
+gvisor_probe(char *err, size_t errlen)
+{
+	static int	 probed, ok;
+	static char	 why[GVISOR_ERR_MAX];
+	char		 dir[] = "/tmp/stockade-gvisor-probe.XXXXXX", root[64];
+	char		 log[96], *text = NULL, *nl;
+	const char	*argv[GVISOR_ARGV_MAX];
+	size_t		 len, n = 0;
+	int		 st, fd;
+	pid_t		 pid;
+
+	if (probed)
+		goto out;
+	probed = 1;
+	if (access(gvisor_runsc(), X_OK) == -1) {
+		snprintf(why, sizeof(why), "%s: %s (install Debian's runsc)",
+		    gvisor_runsc(), strerror(errno));
+		goto out;
+	}
+	if (mkdtemp(dir) == NULL) {
+		snprintf(why, sizeof(why), "mkdtemp: %s", strerror(errno));
+		goto out;
+	}
+	snprintf(root, sizeof(root), "%s/state", dir);
+	snprintf(log, sizeof(log), "%s/stderr", dir);
+	if ((fd = open(log, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		snprintf(why, sizeof(why), "%s: %s", log, strerror(errno));
+		(void)rmtree(dir);
+		goto out;
+	}
+	argv[n++] = gvisor_runsc();
+	argv[n++] = "--root";
+	argv[n++] = root;
+	argv[n++] = "--network=none";
+	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	argv[n++] = "do";
+	argv[n++] = "/bin/true";
+	argv[n] = NULL;
+	pid = run_runsc(argv, fd);
+	close(fd);
+	st = pid == -1 ? -1 : wait_bounded(pid, GVISOR_PROBE_MS);
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		ok = 1;
+	else if (st == -1)
+		snprintf(why, sizeof(why), "runsc (platform %s) did not start a "
+		    "container within %d ms", GVISOR_PLATFORM, GVISOR_PROBE_MS);
+	else {
+		if (read_file(log, 4096, &text, &len) == 0 && len > 0) {
+			if ((nl = strchr(text, '\n')) != NULL)
+				*nl = '\0';
+		}
+		snprintf(why, sizeof(why), "runsc (platform %s) cannot run a "
+		    "container here: %s", GVISOR_PLATFORM,
+		    text != NULL && text[0] != '\0' ? text : "it failed");
+		free(text);
+	}
+	(void)rmtree(dir);
+out:
+	if (!ok)
+		snprintf(err, errlen, "%s", why);
+	return ok ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ launcher */
+
+/* Becomes runsc once released; writes errno to errp if exec fails. */
+static void __attribute__((noreturn))
+launcher(const struct sandbox_spec *s, int go, int errp)
+{
+	char		 root[PATH_MAX], logf[PATH_MAX], net[32];
+	const char	*argv[GVISOR_ARGV_MAX];
+	size_t		 n = 0;
+	char		 c;
+	int		 null, e;
+
+	/* If mcp-exec dies, runsc does (and its sentry with it: --attached). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
+	    unshare(CLONE_NEWNET) == -1)
+		goto fail;
+	/* 0: the namespace is made, for the parent's before_go. */
+	e = 0;
+	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e) ||
+	    read(go, &c, 1) != 1)
+		_exit(127);
+	/* stdin: the control socket, if any; stdout and stderr the call's. */
+	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
+	    (errp = fcntl(errp, F_DUPFD_CLOEXEC, 64)) == -1 ||
+	    dup2(s->control_fd != -1 ? s->control_fd : null, 0) == -1 ||
+	    dup2(s->stdout_fd, 1) == -1 || dup2(s->stderr_fd, 2) == -1 ||
+	    dup3(errp, 3, O_CLOEXEC) == -1)
+		goto fail;
+	errp = 3;
+	if (syscall(SYS_close_range, 4, ~0U, 0) == -1)
+		goto fail;
+	if (xsnprintf(root, sizeof(root), "%s/runsc", s->dir) == -1 ||
+	    xsnprintf(logf, sizeof(logf), "--log=%s/runsc.log", s->dir) == -1) {
+		errno = ENAMETOOLONG;
+		goto fail;
+	}
+	/* netguard's policy lives in this namespace: the sentry's host
+	 * sockets are made here, under it.  Without one, runsc's own
+	 * network stack with loopback alone, and no host socket at all. */
+	snprintf(net, sizeof(net), "--network=%s",
+	    s->before_go != NULL ? "host" : "none");
+	argv[n++] = gvisor_runsc();
+	argv[n++] = "--root";
+	argv[n++] = root;
+	argv[n++] = logf;
+	argv[n++] = net;
+	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	argv[n++] = "run";
+	argv[n++] = "--bundle";
+	argv[n++] = s->dir;
+	argv[n++] = GVISOR_CONTAINER;
+	argv[n] = NULL;
+	execve(argv[0], (char *const *)argv, (char *const *)sandbox_env);
+fail:
+	e = errno;
+	(void)write(errp, &e, sizeof(e));
+	_exit(127);
+}
+
+/* ------------------------------------------------------------ parent */
+
+int
+gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
+    size_t errlen)
+{
+	struct sandbox_limits	 lim = *s->limits;
+	char			 resolver[SANDBOX_RESOLVER_LEN];
+	int			 gop[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int			 e = 0;
+	ssize_t			 n;
+	pid_t			 pid;
+
+	resolver[0] = '\0';
+	if (gvisor_probe(err, errlen) == -1)
+		return -1;
+	/* Root inside the sandbox's user namespace: runsc's gofer. */
+	if (idmap_lease(s->idmap, &sb->gofer, err, errlen) == -1)
+		return -1;
+	/* The code's limits, plus what runsc itself needs to live. */
+	lim.pids += GVISOR_PIDS_EXTRA;
+	lim.memory += GVISOR_MEMORY_EXTRA;
+	if ((sb->cg = cgroup_create(s->cgroup, s->id, &lim, err,
+	    errlen)) == NULL)
+		return -1;
+	if (pipe2(gop, O_CLOEXEC) == -1 || pipe2(errp, O_CLOEXEC) == -1) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		close(gop[1]);
+		close(errp[0]);
+		launcher(s, gop[0], errp[1]);
+	}
+	close(gop[0]);
+	close(errp[1]);
+	gop[0] = errp[1] = -1;
+	sb->init = pid;
+	if ((sb->sync = (int)syscall(SYS_pidfd_open, pid, 0)) == -1) {
+		snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
+		goto kill;
+	}
+	while ((n = read(errp[0], &e, sizeof(e))) == -1 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(e) || e != 0) {
+		snprintf(err, errlen, "gvisor launcher: %s", n ==
+		    (ssize_t)sizeof(e) ? strerror(e) : "died");
+		goto kill;
+	}
+	/* Nothing of the sandbox runs before its cgroup and policy. */
+	if (cgroup_add(sb->cg, pid, err, errlen) == -1 ||
+	    (s->before_go != NULL && s->before_go(s->before_go_arg, pid,
+	    resolver, sizeof(resolver), err, errlen) == -1) ||
+	    gvisor_bundle_write(s, sb, resolver, err, errlen) == -1)
+		goto kill;
+	if (write(gop[1], "G", 1) != 1) {
+		snprintf(err, errlen, "releasing runsc: %s", strerror(errno));
+		goto kill;
+	}
+	close(gop[1]);
+	gop[1] = -1;
+	/* End of file: runsc was executed; an errno: it was not. */
+	while ((n = read(errp[0], &e, sizeof(e))) == -1 && errno == EINTR)
+		;
+	close(errp[0]);
+	errp[0] = -1;
+	if (n > 0) {
+		snprintf(err, errlen, "starting %s: %s", gvisor_runsc(),
+		    strerror(e));
+		goto kill;
+	}
+	return 0;
+kill:
+	sandbox_kill(sb);
+	(void)waitpid(sb->init, NULL, 0);
+	sb->init = -1;
+fail:
+	if (gop[0] != -1)
+		close(gop[0]);
+	if (gop[1] != -1)
+		close(gop[1]);
+	if (errp[0] != -1)
+		close(errp[0]);
+	if (errp[1] != -1)
+		close(errp[1]);
+	return -1;
+}
+
+/*
+ * SIGINT to the container's init (the driver or the command): the code's
+ * tasks live in the sentry, where no host signal reaches them.
+ */
+void
+gvisor_interrupt(struct sandbox *sb)
+{
+	char		 root[PATH_MAX];
+	const char	*argv[GVISOR_ARGV_MAX];
+	size_t		 n = 0;
+	pid_t		 pid;
+
+	if (sb->init <= 0 || xsnprintf(root, sizeof(root), "%s/runsc",
+	    sb->dir) == -1)
+		return;
+	argv[n++] = gvisor_runsc();
+	argv[n++] = "--root";
+	argv[n++] = root;
+	argv[n++] = "kill";
+	argv[n++] = GVISOR_CONTAINER;
+	argv[n++] = "INT";
+	argv[n] = NULL;
+	if ((pid = run_runsc(argv, -1)) == -1) {
+		log_warn("fork (runsc kill)");
+		return;
+	}
+	(void)wait_bounded(pid, GVISOR_KILL_MS);
+}
+
+int
+gvisor_wait(struct sandbox *sb, struct sandbox_exit *ex)
+{
+	int	 st;
+
+	memset(ex, 0, sizeof(*ex));
+	while (waitpid(sb->init, &st, 0) == -1) {
+		if (errno != EINTR)
+			return -1;
+	}
+	sb->init = -1;
+	/* runsc exits with the container's status, 128 + signal when a
+	 * signal ended it; runsc itself killed: by us or the OOM killer. */
+	if (WIFSIGNALED(st)) {
+		ex->signaled = 1;
+		ex->exit_code = 128 + WTERMSIG(st);
+	} else {
+		ex->exit_code = WEXITSTATUS(st);
+		ex->signaled = ex->exit_code > 128 && ex->exit_code < 128 + 65;
+	}
+	ex->oom_killed = sb->cg != NULL && cgroup_oom_killed(sb->cg);
+	return 0;
+}
