@@ -6,6 +6,7 @@
  * the code's tasks all inherit that cgroup and namespace.  Trusts runsc;
  * what the code writes is the command's output, nothing more.
  */
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -29,6 +30,7 @@
 #define GVISOR_CONTAINER	"stockade"	/* one per --root: per sandbox */
 #define GVISOR_ERR_MAX		256
 #define GVISOR_ARGV_MAX		16
+#define GVISOR_ROOT_SIZE	"1m"	/* mountpoints and /etc files */
 
 const char *
 gvisor_runsc(void)
@@ -62,16 +64,27 @@ wait_bounded(pid_t pid, int ms)
 	}
 }
 
-/* runsc with argv, stdio on /dev/null (stderr to errfd, or -1). */
+/*
+ * runsc with argv, stdio on /dev/null (stderr to errfd, or -1); in the
+ * network namespace of netns_of when it is not -1: runsc's control socket
+ * is an abstract one, which only the sandbox's own namespace reaches.
+ */
 static pid_t
-run_runsc(const char *const *argv, int errfd)
+run_runsc(const char *const *argv, int errfd, pid_t netns_of)
 {
+	char	 ns[64];
 	pid_t	 pid;
-	int	 null;
+	int	 null, fd;
 
 	if ((pid = fork()) != 0)
 		return pid;
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (netns_of != -1) {
+		snprintf(ns, sizeof(ns), "/proc/%ld/ns/net", (long)netns_of);
+		if ((fd = open(ns, O_RDONLY | O_CLOEXEC)) == -1 ||
+		    setns(fd, CLONE_NEWNET) == -1)
+			_exit(127);
+	}
 	if ((null = open("/dev/null", O_RDWR)) == -1 || dup2(null, 0) == -1 ||
 	    dup2(null, 1) == -1 || dup2(errfd != -1 ? errfd : null, 2) == -1)
 		_exit(127);
@@ -124,7 +137,7 @@ gvisor_probe(char *err, size_t errlen)
 	argv[n++] = "do";
 	argv[n++] = "/bin/true";
 	argv[n] = NULL;
-	pid = run_runsc(argv, fd);
+	pid = run_runsc(argv, fd, -1);
 	close(fd);
 	st = pid == -1 ? -1 : wait_bounded(pid, GVISOR_PROBE_MS);
 	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
@@ -215,7 +228,7 @@ gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
 	struct sandbox_limits	 lim = *s->limits;
-	char			 resolver[SANDBOX_RESOLVER_LEN];
+	char			 resolver[SANDBOX_RESOLVER_LEN], root[PATH_MAX];
 	int			 gop[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int			 e = 0;
 	ssize_t			 n;
@@ -227,6 +240,22 @@ gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	/* Root inside the sandbox's user namespace: runsc's gofer. */
 	if (idmap_lease(s->idmap, &sb->gofer, err, errlen) == -1)
 		return -1;
+	/*
+	 * The root: a tmpfs of its own holding only mountpoints, links and
+	 * /etc files.  Mounted here without nosuid/nodev, which a user
+	 * namespace could not clear: runsc's gofer remounts it read-only
+	 * from inside one, and a bind of a flagged mount (a state_dir on a
+	 * nosuid /tmp) would be locked.  Nothing in it is executable or a
+	 * device, and the sandbox sees it read-only.
+	 */
+	if (xsnprintf(root, sizeof(root), "%s/root", s->dir) == -1 ||
+	    mount("tmpfs", root, "tmpfs", 0, "size=" GVISOR_ROOT_SIZE
+	    ",mode=0755") == -1) {
+		snprintf(err, errlen, "mount gvisor root in %s: %s", s->dir,
+		    strerror(errno));
+		return -1;
+	}
+	sb->root_mounted = 1;
 	/* The code's limits, plus what runsc itself needs to live. */
 	lim.pids += GVISOR_PIDS_EXTRA;
 	lim.memory += GVISOR_MEMORY_EXTRA;
@@ -322,7 +351,7 @@ gvisor_interrupt(struct sandbox *sb)
 	argv[n++] = GVISOR_CONTAINER;
 	argv[n++] = "INT";
 	argv[n] = NULL;
-	if ((pid = run_runsc(argv, -1)) == -1) {
+	if ((pid = run_runsc(argv, -1, sb->init)) == -1) {
 		log_warn("fork (runsc kill)");
 		return;
 	}

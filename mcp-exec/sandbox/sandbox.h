@@ -103,6 +103,7 @@ struct sandbox {
 	/* gVisor: the gofer's host uid (root inside the sandbox's user
 	 * namespace), a second lease; fd -1 on the native runtime. */
 	struct uid_lease	 gofer;
+	int			 root_mounted;	/* gVisor: dir/root's tmpfs */
 };
 
 /* What happened to the command. */

@@ -586,6 +586,10 @@ sandbox_destroy(struct sandbox *sb)
 	    umount2(p, MNT_DETACH) == -1)
 		log_warn("umount %s", p);
 	sb->workspace_mounted = 0;
+	if (sb->root_mounted && xsnprintf(p, sizeof(p), "%s/root", sb->dir) !=
+	    -1 && umount2(p, MNT_DETACH) == -1)
+		log_warn("umount %s", p);
+	sb->root_mounted = 0;
 	if (sb->dir[0] != '\0' && rmtree(sb->dir) == -1 && errno != ENOENT)
 		log_warn("removing %s", sb->dir);
 	if (sb->dir_lock != -1)
@@ -617,6 +621,9 @@ sweep_one(int dirfd, const char *sbdir, const char *id,
 	    time(NULL) - st.st_mtime >= SANDBOX_SWEEP_AGE_S) {
 		cgroup_remove_stale(cg, id);
 		if (xsnprintf(p, sizeof(p), "%s/%s/workspace", sbdir, id) != -1)
+			(void)umount2(p, MNT_DETACH);
+		/* A gVisor sandbox's root (gvisor.c); none for the native. */
+		if (xsnprintf(p, sizeof(p), "%s/%s/root", sbdir, id) != -1)
 			(void)umount2(p, MNT_DETACH);
 		if (xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) != -1 &&
 		    rmtree(p) == 0)
