@@ -134,6 +134,7 @@ gvisor_probe(char *err, size_t errlen)
 	argv[n++] = root;
 	argv[n++] = "--network=none";
 	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	argv[n++] = "--ignore-cgroups";
 	argv[n++] = "do";
 	argv[n++] = "/bin/true";
 	argv[n] = NULL;
@@ -209,6 +210,10 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	argv[n++] = logf;
 	argv[n++] = net;
 	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	/* Ours already holds this process: runsc would otherwise move its
+	 * sentry and gofer into a cgroup named after the container, at
+	 * the top of each hierarchy, without our limits. */
+	argv[n++] = "--ignore-cgroups";
 	argv[n++] = "run";
 	argv[n++] = "--bundle";
 	argv[n++] = s->dir;
@@ -256,9 +261,13 @@ gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		return -1;
 	}
 	sb->root_mounted = 1;
-	/* The code's limits, plus what runsc itself needs to live. */
+	/*
+	 * The profile's limits hold the whole sandbox, sentry and gofer with
+	 * the code (a memory limit is the host's memory the sandbox may
+	 * take, whoever in it takes it); only pids has room for runsc's own
+	 * host threads, since the code's tasks are counted in the sentry.
+	 */
 	lim.pids += GVISOR_PIDS_EXTRA;
-	lim.memory += GVISOR_MEMORY_EXTRA;
 	if ((sb->cg = cgroup_create(s->cgroup, s->id, &lim, err,
 	    errlen)) == NULL)
 		return -1;

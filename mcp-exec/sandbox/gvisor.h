@@ -19,8 +19,6 @@
 #define GVISOR_KILL_MS		5000	/* `runsc kill` for an interrupt */
 /* The sentry's and gofer's own host threads, beside the code's. */
 #define GVISOR_PIDS_EXTRA	256
-/* The sentry's own memory, charged to the same cgroup as the code's. */
-#define GVISOR_MEMORY_EXTRA	(96ULL * 1024 * 1024)
 
 /* runsc's path: $STOCKADE_RUNSC, else GVISOR_RUNSC. */
 const char	*gvisor_runsc(void);

@@ -8,6 +8,15 @@ through `mcp-exec run`, and the result is checked against the case's header:
     # host: not os.path.exists("/tmp/escaped")   (checked on the host after)
     # expect_refused: symlink    (mcp-exec must refuse the run: exit non-zero
                                   with this text in its stderr)
+    # gvisor_expect: ...         (RUNTIME=gvisor: these replace the expect
+                                  lines, for a case gVisor answers
+                                  differently; each such case must say why
+                                  it is still contained:)
+    # gvisor_contained: ...      (printed with the case's result)
+
+RUNTIME=gvisor runs every case's profile on the gVisor runtime; without
+case arguments, only GVISOR_CASES (make check's budget).  When runsc cannot
+run on this machine, the suite says why and skips.
 
 Each expect/host line is a Python expression over r (the JSON result) and
 the helpers below.  @INPUTS@ and @STATE@ in a case (and in the rules, a
@@ -39,6 +48,16 @@ PYTHON = "/usr/bin/python3"
 SENTINEL_VAR = "STOCKADE_ESCAPE_SENTINEL"
 SENTINEL = "leak-5e1f7c0d9a3b"
 RUN_TIMEOUT_S = 120
+# The wall the cases run against: native (the default) or gvisor.
+RUNTIME = os.environ.get("RUNTIME", "native")
+# What `make check` runs on gVisor: the resource walls (the host's cgroup
+# holds the sentry too), the filesystem and identity views, the syscall
+# surface and the network at L0.  ~20 s; RUNTIME=gvisor with case names,
+# or all of cases/, runs the rest.
+GVISOR_CASES = ("memory_bomb", "memfd_bomb", "fork_bomb", "readonly_paths",
+                "host_secrets", "identity", "namespaces", "ptrace",
+                "dangerous_syscalls", "network_l0", "raw_sockets",
+                "timeout_setsid_grandchild")
 # Set by fixtures(): this run's scratch directory and what lives in it.
 RULES = STATE = INPUTS = STDIN_FILE = None
 
@@ -61,6 +80,11 @@ def fixtures(scratch):
             with open(os.path.join(d, f)) as src, \
                     open(os.path.join(out, f), "w") as dst:
                 dst.write(subst(src.read()))
+    # RUNTIME=gvisor: every profile of the suite on the gVisor runtime.
+    if RUNTIME != "native":
+        for f in glob.glob(os.path.join(RULES, "profiles", "*.yaml")):
+            with open(f, "a") as out:
+                out.write("runtime: %s\n" % RUNTIME)
     os.makedirs(INPUTS, exist_ok=True)
     with open(os.path.join(INPUTS, "data.csv"), "w") as f:
         f.write("a,b\n1,2\n3,4\n")
@@ -76,7 +100,8 @@ def subst(text):
 
 
 def header(src):
-    h = {"expect": [], "host": [], "file": [], "argv": None}
+    h = {"expect": [], "host": [], "file": [], "argv": None,
+         "gvisor_expect": []}
     for line in src.splitlines():
         m = re.match(r"#\s*(\w+):\s*(.*)$", line)
         if not m:
@@ -84,7 +109,7 @@ def header(src):
                 break
             continue
         key, val = m.group(1), m.group(2).strip()
-        if key in ("expect", "host", "file"):
+        if key in ("expect", "host", "file", "gvisor_expect"):
             h[key].append(val)
         elif key == "argv":
             h["argv"] = json.loads(val)
@@ -152,6 +177,14 @@ def check(name, h, p, wall):
         return "mcp-exec's stdout is not one JSON document (%s): %r" % (
             e, p.stdout[:600])
     env = {"r": r, "os": os, "wall": wall, "json": json, "re": re}
+    if RUNTIME == "gvisor" and h["gvisor_expect"]:
+        if "gvisor_contained" not in h:
+            return "gvisor_expect without gvisor_contained: say why the " \
+                "difference is still contained"
+        h = dict(h, expect=h["gvisor_expect"])
+    if r.get("sandbox", {}).get("runtime") != RUNTIME:
+        return "ran on runtime %r, not %r" % (
+            r.get("sandbox", {}).get("runtime"), RUNTIME)
     for kind in ("expect", "host"):
         for expr in h[kind]:
             try:
@@ -174,6 +207,8 @@ def main():
     mcp = sys.argv[1]
     cases = sys.argv[2:] or sorted(glob.glob(os.path.join(HERE, "cases",
                                                           "*.py")))
+    if RUNTIME == "gvisor" and not sys.argv[2:]:
+        cases = [os.path.join(HERE, "cases", c + ".py") for c in GVISOR_CASES]
     scratch = tempfile.mkdtemp(prefix="stockade-escape.")
     try:
         suite(mcp, cases, scratch)
@@ -181,9 +216,24 @@ def main():
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+def gvisor_unavailable(mcp):
+    """Why the gVisor runtime cannot run here, or None."""
+    p = subprocess.run([mcp, "run", "--rules", RULES, "--state-dir", STATE,
+                        "--", "/bin/true"], capture_output=True,
+                       stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
+    err = p.stderr.decode(errors="replace")
+    m = re.search(r"runtime: gvisor cannot run on this host: .*", err)
+    return m.group(0) if p.returncode != 0 and m else None
+
+
 def suite(mcp, cases, scratch):
     fixtures(scratch)
     failed = []
+    if RUNTIME == "gvisor":
+        why = gvisor_unavailable(mcp)
+        if why:
+            print("SKIP escape suite on gvisor: " + why)
+            return
     # ESCAPE_SKIP="name:why;name:why": cases a slow machine cannot time fairly
     # (the emulated guest); each is reported, never silently left out.
     skip = dict(s.split(":", 1) for s in
@@ -197,6 +247,9 @@ def suite(mcp, cases, scratch):
         why = check(name, h, p, wall)
         print("%s %s (%.1fs)" % ("PASS" if why is None else "FAIL", name,
                                  wall))
+        if RUNTIME == "gvisor" and h.get("gvisor_contained") and \
+                h["gvisor_expect"]:
+            print("    gvisor differs, contained: " + h["gvisor_contained"])
         if why:
             print("    " + why)
             failed.append(name)

@@ -9,6 +9,11 @@
 # expect: "udp 169.254.169.254:80 ENETUNREACH" in r["stdout"]
 # expect: "interfaces ['lo']" in r["stdout"]
 # expect: re.search(r"^loopback: (bind|connect) refused", r["stdout"], re.M)
+# gvisor_expect: r["exit_code"] == 0 and "probes done" in r["stdout"]
+# gvisor_expect: set(re.findall(r"^ESCAPE (udp ::1:80|loopback)", r["stdout"], re.M)) <= {"udp ::1:80", "loopback"}
+# gvisor_expect: "tcp 169.254.169.254:80 EHOSTUNREACH" in r["stdout"] and "tcp 8.8.8.8:53 EHOSTUNREACH" in r["stdout"]
+# gvisor_expect: "interfaces ['lo']" in r["stdout"]
+# gvisor_contained: at L0 gVisor's own network stack (--network=none) keeps its loopback up; it is inside the sentry, with no host socket and no interface but lo, in a network namespace of its own
 import errno, socket
 
 escapes = []

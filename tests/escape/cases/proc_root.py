@@ -7,6 +7,10 @@
 # expect: r["exit_code"] == 0 and "checked" in r["stdout"]
 # expect: "HOST" not in r["stdout"]
 # expect: re.search(r"^roots checked: [1-9]", r["stdout"], re.M)
+# gvisor_expect: r["exit_code"] == 0 and "checked" in r["stdout"]
+# gvisor_expect: set(re.findall(r"^HOST path visible via \S+ : (\S+)", r["stdout"], re.M)) <= {"sys"}
+# gvisor_expect: re.search(r"^roots checked: [1-9]", r["stdout"], re.M)
+# gvisor_contained: the one extra name under / is /sys, an empty read-only tmpfs (gVisor always has a /sys); no host path is reachable
 import os
 
 breaches = []

@@ -10,6 +10,11 @@
 # expect: "/usr/bin/passwd: AT_UID=65534 AT_EUID=65534 AT_SECURE=0" in r["stdout"] or "/usr/bin/passwd absent" in r["stdout"]
 # expect: "ROOT" not in r["stdout"]
 # expect: re.search(r"^su -c exit [1-9]", r["stdout"], re.M)
+# gvisor_expect: r["exit_code"] == 0 and "setuid checked" in r["stdout"]
+# gvisor_expect: "/usr/bin/su mode setuid" in r["stdout"] and "no_new_privs: 1" in r["stdout"]
+# gvisor_expect: "/usr/bin/su: AT_UID=65534 AT_EUID=65534 AT_SECURE=0" in r["stdout"]
+# gvisor_expect: "ROOT" not in r["stdout"] and re.search(r"^su -c exit [1-9]", r["stdout"], re.M)
+# gvisor_contained: gVisor ignores the nosuid mount option, but no_new_privs holds (the setuid binary runs as 65534, AT_SECURE=0, su fails), and the sentry's root would still be no host uid
 import ctypes, os, re, stat, subprocess
 
 libc = ctypes.CDLL(None, use_errno=True)
