@@ -199,11 +199,14 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
-	/* netguard's policy lives in this namespace: the sentry's host
-	 * sockets are made here, under it.  Without one, runsc's own
-	 * network stack with loopback alone, and no host socket at all. */
-	snprintf(net, sizeof(net), "--network=%s",
-	    s->before_go != NULL ? "host" : "none");
+	/*
+	 * runsc's own network stack with loopback alone, and no host socket
+	 * at all, in a network namespace of its own (made above).  Profiles
+	 * with a netguard policy are refused at load (profile.c): see
+	 * docs/runtimes.md for why neither of runsc's networked modes would
+	 * keep netguard's rules in force here.
+	 */
+	snprintf(net, sizeof(net), "--network=none");
 	argv[n++] = gvisor_runsc();
 	argv[n++] = "--root";
 	argv[n++] = root;

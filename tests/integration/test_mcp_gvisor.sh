@@ -28,6 +28,17 @@ if ! msg=$("$STOCKADE" rules check "$R" 2>&1); then
 	exit 77
 fi
 
+# A netguard policy on gVisor is refused at load (docs/runtimes.md: neither
+# of runsc's networked modes would keep netguard's rules on its traffic).
+cp "$P" "$R/profiles/gvnet.yaml"
+sed -i "s|^network:.*|network: web|" "$R/profiles/gvnet.yaml"
+printf 'level: L3\n' >"$R/network/web.yaml"
+st=0; msg=$("$STOCKADE" rules check "$R" 2>&1) || st=$?
+[ $st != 0 ] && echo "$msg" | grep -q "gvnet.yaml:[0-9]*:[0-9]*: runtime: gvisor takes network none or loopback only" ||
+	fail "a gvisor profile with a netguard policy was not refused (exit $st): $msg"
+rm "$R/profiles/gvnet.yaml" "$R/network/web.yaml"
+note "gvisor with a netguard policy: refused at load, saying why"
+
 "$PY" - "$MX" "$R" "$S" "$HERE" <<'PYEOF' || fail "gvisor session (see above)"
 import json, sys, time
 sys.path.insert(0, sys.argv[4])
@@ -65,6 +76,12 @@ assert gone["isError"], gone
 c.close()
 print("  gvisor session: start %.2fs (runsc, kernel %s); state, artifacts, interrupt, kill" % (start, release))
 PYEOF
+# Nothing of runsc outlives its sandbox: no gofer, sentry or stub whose
+# command line names this test's state directory.
+left=$(pgrep -f -- "--root=$S/sandboxes|--root $S/sandboxes" || true)
+[ -z "$left" ] || fail "runsc processes left behind: $(ps -o pid,args -p $left | cut -c1-200)"
+[ ! -d "$S/sandboxes" ] || [ -z "$(ls "$S/sandboxes")" ] || fail "sandbox dirs left: $(ls "$S/sandboxes")"
+note "no runsc process or sandbox directory left behind"
 stop_auditd
 verify >/dev/null || fail "audit verify"
 n=$(grep '"event":"code_execution"' "$LOG"/audit-*.log | grep -c '"runtime":"gvisor"')
