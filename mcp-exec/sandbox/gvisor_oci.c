@@ -245,13 +245,10 @@ root_rest(struct bundle *b)
 static json_t *
 rlimit(const char *name, uint64_t v)
 {
-	json_int_t	 j = v == 0 || v > (uint64_t)INT64_MAX ? -1 :
-			    (json_int_t)v;
+	/* v as given: 0 is a limit (CORE), never "unlimited"; JSON's
+	 * integers stop at INT64_MAX, which is as good as unlimited. */
+	json_int_t	 j = v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v;
 
-	/* -1 reads as RLIM_INFINITY to runsc (an unsigned 64-bit all-ones). */
-	if (j == -1)
-		return json_pack("{s:s, s:I, s:I}", "type", name, "hard",
-		    (json_int_t)INT64_MAX, "soft", (json_int_t)INT64_MAX);
 	return json_pack("{s:s, s:I, s:I}", "type", name, "hard", j, "soft", j);
 }
 

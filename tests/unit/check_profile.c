@@ -60,6 +60,22 @@ START_TEST(test_values_parsed)
 	ck_assert_uint_eq(p.inputs.nroots, 1);
 	ck_assert_str_eq(p.inputs.roots[0], "/srv/data");
 	ck_assert_int_eq(p.landlock_required, 0);
+	ck_assert_int_eq(p.runtime, SANDBOX_NATIVE);
+	rules_with(dir, sizeof(dir), "runtime: native\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.runtime, SANDBOX_NATIVE);
+}
+END_TEST
+
+/* No runsc: the profile is refused at load, never run on the native wall. */
+START_TEST(test_gvisor_refused_without_runsc)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	ck_assert_int_eq(setenv("STOCKADE_RUNSC", "/nonexistent/runsc", 1), 0);
+	rules_with(dir, sizeof(dir), "runtime: gvisor\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), -1);
 }
 END_TEST
 
@@ -81,6 +97,11 @@ static const char *const bad[] = {
 	"tls: {extra_ca: /nonexistent/ca.pem}\n",
 	"tls: {extra_ca: /etc}\n",
 	"tls: {cert: /etc/ssl/x.pem}\n",
+	"runtime: kvm\n",
+	"runtime: [gvisor]\n",
+	/* Refused here whether or not runsc runs: netguard's policy
+	 * could not hold gVisor's traffic (docs/runtimes.md). */
+	"network: mirror\nruntime: gvisor\n",
 };
 
 START_TEST(test_bad_values_refused)
@@ -321,6 +342,7 @@ profile_suite(void)
 
 	tcase_add_test(tc, test_shipped_default_profile);
 	tcase_add_test(tc, test_values_parsed);
+	tcase_add_test(tc, test_gvisor_refused_without_runsc);
 	tcase_add_loop_test(tc, test_bad_values_refused, 0, (int)nitems(bad));
 	tcase_add_test(tc, test_tls_follows_network);
 	tcase_add_test(tc, test_tls_extra_ca_accepted);

@@ -1,0 +1,195 @@
+/*
+ * The gVisor runtime's OCI bundle carries the native sandbox's policy:
+ * 65534 inside mapped to the sandbox's leased uid and root to the gofer's,
+ * no capability, no_new_privs, the rlimits, a read-only root of only
+ * mountpoints and generated /etc files, the same read-only binds, sized
+ * tmpfs for /tmp and /dev/shm, /workspace read-write, /inputs only when
+ * staged, and the control socket's place for the driver.
+ */
+#include <jansson.h>
+
+#include "sandbox/gvisor.h"
+#include "testutil.h"
+
+static const struct sandbox_limits lim = {
+	.memory = 64 << 20, .pids = 16, .cpu_millis = 1000,
+	.tmp_size = 8 << 20, .workspace_size = 8 << 20, .shm_size = 4 << 20,
+	.nofile = 99, .file_size = 1 << 20, .address_space = 1ULL << 30,
+	.cpu_seconds = 7,
+};
+static const char *const argv[] = { "/usr/bin/python3", "-c", "pass", NULL };
+
+static json_t *
+bundle(int control, int inputs, const char *resolver)
+{
+	struct sandbox_spec	 s;
+	struct sandbox		 sb;
+	char			 dir[PATH_MAX], p[PATH_MAX], err[256];
+	json_t			*cfg;
+
+	tu_tmpdir(dir, sizeof(dir));
+	memset(&s, 0, sizeof(s));
+	memset(&sb, 0, sizeof(sb));
+	snprintf(s.dir, sizeof(s.dir), "%s", dir);
+	s.limits = &lim;
+	s.hostname = "sandbox";
+	s.argv = argv;
+	s.envp = sandbox_env;
+	s.control_fd = control;
+	s.has_inputs = inputs;
+	sb.lease.uid = 300001;
+	sb.gofer.uid = 300002;
+	tu_path(p, sizeof(p), dir, "root");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	tu_path(p, sizeof(p), dir, "inputs");
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	ck_assert_msg(gvisor_bundle_write(&s, &sb, resolver, err,
+	    sizeof(err)) == 0, "%s", err);
+	tu_path(p, sizeof(p), dir, "config.json");
+	ck_assert_ptr_nonnull(cfg = json_load_file(p, 0, NULL));
+	return cfg;
+}
+
+static json_t *
+mount_at(json_t *cfg, const char *dst)
+{
+	json_t	*m;
+	size_t	 i;
+
+	json_array_foreach(json_object_get(cfg, "mounts"), i, m)
+		if (strcmp(json_string_value(json_object_get(m, "destination")),
+		    dst) == 0)
+			return m;
+	return NULL;
+}
+
+static int
+has_option(json_t *m, const char *opt)
+{
+	json_t	*o;
+	size_t	 i;
+
+	json_array_foreach(json_object_get(m, "options"), i, o)
+		if (strcmp(json_string_value(o), opt) == 0)
+			return 1;
+	return 0;
+}
+
+START_TEST(test_identity_and_privileges)
+{
+	json_t		*cfg = bundle(-1, 0, NULL), *proc, *caps, *v, *maps;
+	const char	*k;
+	size_t		 i;
+
+	proc = json_object_get(cfg, "process");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    proc, "user"), "uid")), 65534);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(
+	    proc, "user"), "gid")), 65534);
+	ck_assert(json_is_true(json_object_get(proc, "noNewPrivileges")));
+	caps = json_object_get(proc, "capabilities");
+	ck_assert_int_eq(json_object_size(caps), 5);
+	json_object_foreach(caps, k, v)
+		ck_assert_msg(json_array_size(v) == 0, "%s not empty", k);
+	maps = json_object_get(json_object_get(cfg, "linux"), "uidMappings");
+	ck_assert_int_eq(json_array_size(maps), 2);
+	json_array_foreach(maps, i, v) {
+		json_int_t c = json_integer_value(json_object_get(v,
+		    "containerID"));
+		json_int_t h = json_integer_value(json_object_get(v, "hostID"));
+		ck_assert(json_integer_value(json_object_get(v, "size")) == 1);
+		ck_assert((c == 0 && h == 300002) || (c == 65534 && h == 300001));
+	}
+	ck_assert(json_is_true(json_object_get(json_object_get(cfg, "root"),
+	    "readonly")));
+	ck_assert_str_eq(json_string_value(json_object_get(proc, "cwd")),
+	    "/workspace");
+	json_decref(cfg);
+}
+END_TEST
+
+START_TEST(test_rlimits)
+{
+	json_t		*cfg = bundle(-1, 0, NULL), *r;
+	size_t		 i;
+	int		 seen = 0;
+
+	json_array_foreach(json_object_get(json_object_get(cfg, "process"),
+	    "rlimits"), i, r) {
+		const char	*t = json_string_value(json_object_get(r, "type"));
+		json_int_t	 h = json_integer_value(json_object_get(r, "hard"));
+
+		if (strcmp(t, "RLIMIT_NOFILE") == 0 && h == 99)
+			seen |= 1;
+		if (strcmp(t, "RLIMIT_NPROC") == 0 && h == 16)
+			seen |= 2;
+		if (strcmp(t, "RLIMIT_CPU") == 0 && h == 7)
+			seen |= 4;
+		if (strcmp(t, "RLIMIT_AS") == 0 && h == 1LL << 30)
+			seen |= 8;
+		if (strcmp(t, "RLIMIT_CORE") == 0 && h == 0)
+			seen |= 16;
+		if (strcmp(t, "RLIMIT_FSIZE") == 0 && h == 1 << 20)
+			seen |= 32;
+	}
+	ck_assert_int_eq(seen, 63);
+	json_decref(cfg);
+}
+END_TEST
+
+START_TEST(test_mounts)
+{
+	json_t	*cfg = bundle(-1, 0, NULL), *m;
+
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/usr"));
+	ck_assert(has_option(m, "ro") && has_option(m, "nosuid"));
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/workspace"));
+	ck_assert(has_option(m, "rw") && has_option(m, "noexec"));
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/tmp"));
+	ck_assert(has_option(m, "size=8388608") && has_option(m, "mode=1777"));
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/dev/shm"));
+	ck_assert(has_option(m, "size=4194304"));
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/sys"));
+	ck_assert_str_eq(json_string_value(json_object_get(m, "type")), "tmpfs");
+	ck_assert_ptr_null(mount_at(cfg, "/inputs"));
+	ck_assert_ptr_null(mount_at(cfg, "/etc"));	/* generated, not bound */
+	json_decref(cfg);
+	cfg = bundle(-1, 1, NULL);
+	ck_assert_ptr_nonnull(m = mount_at(cfg, "/inputs"));
+	ck_assert(has_option(m, "ro"));
+	json_decref(cfg);
+}
+END_TEST
+
+START_TEST(test_control_socket_and_env)
+{
+	json_t	*cfg = bundle(5, 0, NULL), *env, *v;
+	size_t	 i;
+	int	 found = 0;
+
+	env = json_object_get(json_object_get(cfg, "process"), "env");
+	json_array_foreach(env, i, v) {
+		ck_assert_ptr_null(strstr(json_string_value(v), "SENTINEL"));
+		if (strcmp(json_string_value(v), "STOCKADE_CONTROL_FD=0") == 0)
+			found = 1;
+	}
+	ck_assert_int_eq(found, 1);
+	json_decref(cfg);
+}
+END_TEST
+
+static Suite *
+gvisor_oci_suite(void)
+{
+	Suite	*s = suite_create("gvisor_oci");
+	TCase	*tc = tcase_create("core");
+
+	tcase_add_test(tc, test_identity_and_privileges);
+	tcase_add_test(tc, test_rlimits);
+	tcase_add_test(tc, test_mounts);
+	tcase_add_test(tc, test_control_socket_and_env);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+CHECK_MAIN(gvisor_oci_suite)
