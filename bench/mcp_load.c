@@ -100,7 +100,9 @@ recv_response(struct server *s)
 	ssize_t		 n;
 
 	for (;;) {
-		while ((nl = memchr(s->rbuf.data, '\n', s->rbuf.len)) != NULL) {
+		/* memchr of an empty buffer's NULL data is undefined. */
+		while (s->rbuf.len > 0 && (nl = memchr(s->rbuf.data, '\n',
+		    s->rbuf.len)) != NULL) {
 			len = (size_t)(nl - (char *)s->rbuf.data);
 			msg = json_loadb((char *)s->rbuf.data, len, 0, &jerr);
 			buf_consume(&s->rbuf, len + 1);

@@ -22,8 +22,13 @@
 #     with 10,000 addresses (bench/ng_connrate, two private namespaces and
 #     a veth).  Target: within 5% of each other.
 #
+#   gvisor: the same one-shot start and MCP calls on a `runtime: gvisor`
+#     profile, against the native runtime measured beside it (skipped,
+#     saying why, where runsc cannot run).  No target: the price of the
+#     stronger wall, for docs/runtimes.md.
+#
 # Arguments name the sections to run (append retention verify sandbox mcp
-# netguard);
+# netguard gvisor);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -200,6 +205,39 @@ echo "$out" | awk '
 	}'
 }
 
-for s in append retention verify sandbox mcp netguard; do
+bench_gvisor() {
+echo "== gvisor: one-shot start and MCP calls, native beside gvisor"
+local PY="/usr/bin/python3 -I -S -c pass"
+start
+cp -R rules "$T/grules"
+sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/sock#" \
+    -e "s#^  driver_dir: .*#  driver_dir: $PWD/mcp-exec/driver#" \
+    -e "s#^    max_per_principal: .*#    max_per_principal: 16#" \
+    "$T/grules/mcp-exec.yaml"
+cp "$T/grules/profiles/default.yaml" "$T/grules/profiles/gvisor.yaml"
+printf 'runtime: gvisor\n' >>"$T/grules/profiles/gvisor.yaml"
+if ! why=$("$B/stockade" rules check "$T/grules" 2>&1); then
+	echo "SKIP gvisor: $(echo "$why" | grep -m1 'cannot run')"
+	kill $pid; wait $pid || true
+	return 0
+fi
+local nat=() gv=() i
+for i in $(seq 1 $(( RUNS * 2 ))); do
+	nat+=("$(ns "$B/mcp-exec" run --rules "$T/grules" --state-dir "$T/gstate" -- $PY 2>/dev/null)")
+	gv+=("$(ns "$B/mcp-exec" run --rules "$T/grules" --state-dir "$T/gstate" --profile gvisor -- $PY 2>/dev/null)")
+done
+awk -v n="$(median "${nat[@]}")" -v g="$(median "${gv[@]}")" 'BEGIN {
+	printf "one-shot python3 -I -S -c pass: native %.1f ms, gvisor %.1f ms (%.2fx native)\n", n / 1e6, g / 1e6, g / n }'
+for prof in default gvisor; do
+	out=$("$B/bench/mcp_load" --calls $(( RUNS * 40 )) --new $(( RUNS * 2 )) \
+	    --sessions 2 -- "$B/mcp-exec" --stdio --rules "$T/grules" \
+	    --state-dir "$T/gstate" --profile "$prof" 2>"$T/mcp_load.err") || { echo "mcp_load ($prof) failed: $(grep -v unaudited "$T/mcp_load.err" | tail -2)"; continue; }
+	echo "$out" | awk -v prof="$prof" '
+		$1 == "new" || $1 == "existing" { printf "%-7s %-8s session call: p50 %.2f ms, p99 %.2f ms\n", prof == "default" ? "native" : prof, $1, $2 / 1e6, $3 / 1e6 }'
+done
+kill $pid; wait $pid || true
+}
+
+for s in append retention verify sandbox mcp netguard gvisor; do
 	if want $s; then bench_$s; fi
 done
