@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -175,15 +176,25 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	char		 c;
 	int		 null, e;
 
-	/* If mcp-exec dies, runsc does (and its sentry with it: --attached). */
+	/*
+	 * If mcp-exec dies, runsc does (and its sentry with it: --attached).
+	 * The network namespace first, so the host's user namespace owns it;
+	 * then ours, in which runsc runs as root = the gofer's lease and
+	 * starts its sentry as 65534 = the sandbox's (the parent writes the
+	 * maps before the release).
+	 */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
-	    unshare(CLONE_NEWNET) == -1)
+	    unshare(CLONE_NEWNET) == -1 || unshare(CLONE_NEWUSER) == -1)
 		goto fail;
 	/* 0: the namespace is made, for the parent's before_go. */
 	e = 0;
 	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e) ||
 	    read(go, &c, 1) != 1)
 		_exit(127);
+	/* Root of our user namespace, no host group: then runsc. */
+	if (setgroups(0, NULL) == -1 || setresgid(0, 0, 0) == -1 ||
+	    setresuid(0, 0, 0) == -1)
+		goto fail;
 	/* stdin: the control socket, if any; stdout and stderr the call's. */
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
 	    (errp = fcntl(errp, F_DUPFD_CLOEXEC, 64)) == -1 ||
@@ -195,18 +206,23 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	if (syscall(SYS_close_range, 4, ~0U, 0) == -1)
 		goto fail;
 	if (xsnprintf(root, sizeof(root), "%s/runsc", s->dir) == -1 ||
-	    xsnprintf(logf, sizeof(logf), "--log=%s/runsc.log", s->dir) == -1) {
+	    xsnprintf(logf, sizeof(logf), "--log=%s/runsc/runsc.log", s->dir) ==
+	    -1) {
 		errno = ENAMETOOLONG;
 		goto fail;
 	}
 	/*
-	 * runsc's own network stack with loopback alone, and no host socket
-	 * at all, in a network namespace of its own (made above).  Profiles
-	 * with a netguard policy are refused at load (profile.c): see
-	 * docs/runtimes.md for why neither of runsc's networked modes would
-	 * keep netguard's rules in force here.
+	 * Without a netguard policy: runsc's own network stack, loopback
+	 * alone, no host socket at all.  With one: the sentry's sockets are
+	 * host sockets made in the namespace made above, which netguard
+	 * filled before the release; it belongs to the host's user namespace,
+	 * so nothing in ours (runsc, gofer, sentry) may change its rules or
+	 * open a raw or packet socket there.  (runsc's own stack on the veth,
+	 * --network=sandbox, would send through AF_PACKET, which netguard's
+	 * inet rules never see.)
 	 */
-	snprintf(net, sizeof(net), "--network=none");
+	snprintf(net, sizeof(net), "--network=%s",
+	    s->before_go != NULL ? "host" : "none");
 	argv[n++] = gvisor_runsc();
 	argv[n++] = "--root";
 	argv[n++] = root;
@@ -230,6 +246,36 @@ fail:
 }
 
 /* ------------------------------------------------------------ parent */
+
+/*
+ * The launcher's user namespace: root inside is the gofer's lease, 65534
+ * the sandbox's.  runsc runs as that root, so nothing of it, gofer,
+ * sentry or stubs, holds any host uid but the two leases.
+ */
+static int
+write_maps(pid_t pid, const struct sandbox *sb, char *err, size_t errlen)
+{
+	static const char *const files[] = { "uid_map", "gid_map" };
+	char	 p[64], map[96];
+	size_t	 i;
+	int	 fd;
+
+	snprintf(map, sizeof(map), "0 %lu 1\n%d %lu 1\n",
+	    (unsigned long)sb->gofer.uid, SANDBOX_INNER_ID,
+	    (unsigned long)sb->lease.uid);
+	for (i = 0; i < nitems(files); i++) {
+		snprintf(p, sizeof(p), "/proc/%ld/%s", (long)pid, files[i]);
+		if ((fd = open(p, O_WRONLY | O_CLOEXEC)) == -1 ||
+		    write(fd, map, strlen(map)) != (ssize_t)strlen(map)) {
+			snprintf(err, errlen, "%s: %s", p, strerror(errno));
+			if (fd != -1)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
 
 int
 gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
@@ -264,6 +310,14 @@ gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		return -1;
 	}
 	sb->root_mounted = 1;
+	/* runsc's state, written by runsc as the gofer's uid. */
+	if (xsnprintf(root, sizeof(root), "%s/runsc", s->dir) == -1 ||
+	    mkdir(root, 0700) == -1 || chown(root, sb->gofer.uid,
+	    sb->gofer.uid) == -1) {
+		snprintf(err, errlen, "runsc state dir in %s: %s", s->dir,
+		    strerror(errno));
+		return -1;
+	}
 	/*
 	 * The profile's limits hold the whole sandbox, sentry and gofer with
 	 * the code (a memory limit is the host's memory the sandbox may
@@ -302,6 +356,8 @@ gvisor_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		    (ssize_t)sizeof(e) ? strerror(e) : "died");
 		goto kill;
 	}
+	if (write_maps(pid, sb, err, errlen) == -1)
+		goto kill;
 	/* Nothing of the sandbox runs before its cgroup and policy. */
 	if (cgroup_add(sb->cg, pid, err, errlen) == -1 ||
 	    (s->before_go != NULL && s->before_go(s->before_go_arg, pid,

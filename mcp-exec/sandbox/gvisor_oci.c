@@ -292,18 +292,36 @@ environment(const struct sandbox_spec *s)
 }
 
 /*
- * Maps 65534 inside to the sandbox's uid (as idmap.c does) and root inside
- * to the gofer's: runsc starts its gofer as root in this namespace, so the
- * gofer holds no power over any host file that is not world-readable or
- * the sandbox's own.
+ * runsc runs in a user namespace of the launcher's (gvisor.c) where root
+ * is the gofer's leased uid and 65534 the sandbox's; the spec's maps are
+ * the identity of those two, so the gofer holds no power over any host
+ * file that is not world-readable or the sandbox's own, and the sentry
+ * and the code's stubs run as the sandbox's uid.
  */
 static json_t *
 idmaps(const struct sandbox *sb)
 {
-	return json_pack("[{s:i, s:I, s:i}, {s:i, s:I, s:i}]",
-	    "containerID", 0, "hostID", (json_int_t)sb->gofer.uid, "size", 1,
-	    "containerID", SANDBOX_INNER_ID, "hostID", (json_int_t)sb->lease.uid,
+	return json_pack("[{s:i, s:i, s:i}, {s:i, s:i, s:i}]",
+	    "containerID", 0, "hostID", 0, "size", 1,
+	    "containerID", SANDBOX_INNER_ID, "hostID", SANDBOX_INNER_ID,
 	    "size", 1);
+}
+
+/*
+ * With a netguard policy the sentry must stay in the namespace netguard
+ * guards (the launcher's, gvisor.c): no network entry, or runsc would make
+ * an empty one.  Without, runsc's own stack in a new one.
+ */
+static json_t *
+namespaces(const struct sandbox_spec *s)
+{
+	json_t	*a = json_pack("[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}]", "type",
+		    "pid", "type", "ipc", "type", "uts", "type", "mount", "type",
+		    "user");
+
+	if (s->before_go == NULL)
+		json_array_append_new(a, json_pack("{s:s}", "type", "network"));
+	return a;
 }
 
 int
@@ -336,7 +354,7 @@ gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
 	cfg = json_pack("{s:s, s:{s:b, s:{s:i, s:i}, s:o, s:o, s:s, "
 	    "s:{s:[], s:[], s:[], s:[], s:[]}, s:o, s:b}, "
 	    "s:{s:s, s:b}, s:s, s:o, "
-	    "s:{s:[{s:s}, {s:s}, {s:s}, {s:s}, {s:s}, {s:s}], s:o, s:o}}",
+	    "s:{s:o, s:o, s:o}}",
 	    "ociVersion", "1.0.2",
 	    "process", "terminal", 0, "user", "uid", SANDBOX_INNER_ID, "gid",
 	    SANDBOX_INNER_ID, "args", args, "env", environment(s),
@@ -345,8 +363,7 @@ gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
 	    rlimits(s->limits), "noNewPrivileges", 1,
 	    "root", "path", b.root, "readonly", 1,
 	    "hostname", s->hostname, "mounts", b.mounts,
-	    "linux", "namespaces", "type", "pid", "type", "ipc", "type", "uts",
-	    "type", "mount", "type", "network", "type", "user",
+	    "linux", "namespaces", namespaces(s),
 	    "uidMappings", idmaps(sb), "gidMappings", idmaps(sb));
 	b.mounts = NULL;		/* cfg's now */
 	if (cfg == NULL) {

@@ -576,14 +576,6 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 		    gvisor_probe(why, sizeof(why)) == -1)
 			conf_error(ctx, json_object_get(root, "runtime"),
 			    "runtime: gvisor cannot run on this host: %s", why);
-		/* docs/runtimes.md: runsc's host network would run outside
-		 * our user namespace, its own netstack leaves through
-		 * AF_PACKET, which netguard's rules do not see. */
-		else if (p->runtime == SANDBOX_GVISOR && p->netguard)
-			conf_error(ctx, json_object_get(root, "runtime"),
-			    "runtime: gvisor takes network none or loopback "
-			    "only (netguard's policy could not hold its "
-			    "traffic): network is '%s'", p->network);
 	}
 	/* After network: its default follows from it. */
 	tls_section(ctx, root, p);

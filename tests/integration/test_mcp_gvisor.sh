@@ -3,6 +3,7 @@
 # interrupts, a loop that must be killed, artifacts, `runtime` in the
 # result and in the audit record; and a host where runsc cannot run refuses
 # the profile (rules check and mcp-exec start) with runsc's reason.
+# (netguard policies on gVisor: tests/egress/test_gvisor.sh.)
 . "$(dirname "$0")/lib.sh"
 
 start_auditd
@@ -28,16 +29,6 @@ if ! msg=$("$STOCKADE" rules check "$R" 2>&1); then
 	exit 77
 fi
 
-# A netguard policy on gVisor is refused at load (docs/runtimes.md: neither
-# of runsc's networked modes would keep netguard's rules on its traffic).
-cp "$P" "$R/profiles/gvnet.yaml"
-sed -i "s|^network:.*|network: web|" "$R/profiles/gvnet.yaml"
-printf 'level: L3\n' >"$R/network/web.yaml"
-st=0; msg=$("$STOCKADE" rules check "$R" 2>&1) || st=$?
-[ $st != 0 ] && echo "$msg" | grep -q "gvnet.yaml:[0-9]*:[0-9]*: runtime: gvisor takes network none or loopback only" ||
-	fail "a gvisor profile with a netguard policy was not refused (exit $st): $msg"
-rm "$R/profiles/gvnet.yaml" "$R/network/web.yaml"
-note "gvisor with a netguard policy: refused at load, saying why"
 
 "$PY" - "$MX" "$R" "$S" "$HERE" <<'PYEOF' || fail "gvisor session (see above)"
 import json, sys, time

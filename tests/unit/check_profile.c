@@ -99,9 +99,6 @@ static const char *const bad[] = {
 	"tls: {cert: /etc/ssl/x.pem}\n",
 	"runtime: kvm\n",
 	"runtime: [gvisor]\n",
-	/* Refused here whether or not runsc runs: netguard's policy
-	 * could not hold gVisor's traffic (docs/runtimes.md). */
-	"network: mirror\nruntime: gvisor\n",
 };
 
 START_TEST(test_bad_values_refused)

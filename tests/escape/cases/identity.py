@@ -9,7 +9,7 @@
 # gvisor_expect: r["exit_code"] == 0
 # gvisor_expect: {k: v for k, v in json.loads(r["stdout"].splitlines()[-1]).items() if k in ("uid", "gid", "groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "cwd", "user")} == {"uid": [65534] * 4, "gid": [65534] * 4, "groups": [], "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "cwd": "/workspace", "user": "sandbox"}
 # gvisor_expect: all(json.loads(r["stdout"].splitlines()[-1])[k] in ("EPERM", "EINVAL") for k in ("setuid0", "setresuid0", "setgroups"))
-# gvisor_contained: the uid_map, CapAmb, NoNewPrivs and Seccomp lines are the sentry's (its /proc lacks the last three and maps its own user namespace whole); on the host the sentry runs as the leased uid (two_sandboxes_at_once) with runsc's own seccomp filter; no_new_privs is read with prctl in the setuid case
+# gvisor_contained: the uid_map, CapAmb, NoNewPrivs and Seccomp lines are the sentry's (its /proc lacks the last three and maps its own user namespace whole); on the host the sentry and the code's stubs run as the sandbox's leased uid (two_sandboxes_at_once), runsc's gofer as a second lease, under runsc's own seccomp filter; no_new_privs is read with prctl in the setuid case
 import errno, json, os, pwd
 status = {}
 for line in open("/proc/self/status"):
