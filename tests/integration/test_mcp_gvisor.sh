@@ -64,8 +64,12 @@ s = structured(c.tool("execute_python", {"session_id": sid, "timeout_ms": 1000,
 assert s["timed_out"] and s["session_lost"], s
 gone = c.tool("execute_python", {"session_id": sid, "code": "print(x)"})
 assert gone["isError"], gone
+# Past the memory limit: the host's OOM killer ends the sandbox, sentry
+# and all, and the call says so.
+s = structured(c.tool("execute_python", {"code": "b = bytearray(2 << 30)\nprint(len(b))"}))
+assert s["oom_killed"] and s["end"] == "oom" and s["session_lost"], s
 c.close()
-print("  gvisor session: start %.2fs (runsc, kernel %s); state, artifacts, interrupt, kill" % (start, release))
+print("  gvisor session: start %.2fs (runsc, kernel %s); state, artifacts, interrupt, kill, OOM" % (start, release))
 PYEOF
 # Nothing of runsc outlives its sandbox: no gofer, sentry or stub whose
 # command line names this test's state directory.
@@ -76,5 +80,5 @@ note "no runsc process or sandbox directory left behind"
 stop_auditd
 verify >/dev/null || fail "audit verify"
 n=$(grep '"event":"code_execution"' "$LOG"/audit-*.log | grep -c '"runtime":"gvisor"')
-[ "$n" -ge 5 ] || fail "$n code_execution records with sandbox.runtime gvisor, want 5"
+[ "$n" -ge 6 ] || fail "$n code_execution records with sandbox.runtime gvisor, want 6"
 note "the audit trail says sandbox.runtime gvisor for each call; it verifies"
