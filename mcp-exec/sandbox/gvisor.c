@@ -173,6 +173,7 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	char		 root[PATH_MAX], logf[PATH_MAX], net[32];
 	const char	*argv[GVISOR_ARGV_MAX];
 	size_t		 n = 0;
+	pid_t		 parent = getppid();
 	char		 c;
 	int		 null, e;
 
@@ -191,10 +192,17 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e) ||
 	    read(go, &c, 1) != 1)
 		_exit(127);
-	/* Root of our user namespace, no host group: then runsc. */
+	/*
+	 * Root of our user namespace, no host group: then runsc.  Changing
+	 * credentials clears the parent-death signal: set it again, and
+	 * leave if mcp-exec went in between.
+	 */
 	if (setgroups(0, NULL) == -1 || setresgid(0, 0, 0) == -1 ||
-	    setresuid(0, 0, 0) == -1)
+	    setresuid(0, 0, 0) == -1 ||
+	    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
 		goto fail;
+	if (getppid() != parent)
+		_exit(127);
 	/* stdin: the control socket, if any; stdout and stderr the call's. */
 	if ((null = open("/dev/null", O_RDWR | O_CLOEXEC)) == -1 ||
 	    (errp = fcntl(errp, F_DUPFD_CLOEXEC, 64)) == -1 ||
