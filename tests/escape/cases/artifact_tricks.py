@@ -15,6 +15,18 @@
 # expect: any(s["reason"].startswith("deeper than") for s in r["artifacts_skipped"])
 # expect: sum(a["size"] for a in r["artifacts"]) <= 32 << 20
 # host: all(not os.path.islink(os.path.join(d, f)) and os.path.isfile(os.path.join(d, f)) for d, _, fs in os.walk(os.path.dirname(r["artifacts"][0]["uri"][len("file://"):])) for f in fs)
+# gvisor_expect: r["exit_code"] == 0 and "workspace ready" in r["stdout"]
+# gvisor_expect: 0 < len(r["artifacts"]) <= 32
+# gvisor_expect: all(re.fullmatch(r"[\x20-\x7e]+", a["name"]) for a in r["artifacts"])
+# gvisor_expect: not any(a["name"].startswith(("etc", "sock")) or a["name"] == "big.csv" for a in r["artifacts"])
+# gvisor_expect: {s["name"]: s["reason"] for s in r["artifacts_skipped"]}.get("sock.txt", "not a regular file") == "not a regular file"
+# gvisor_expect: {s["name"]: s["reason"] for s in r["artifacts_skipped"]}.get("etc") == "symlink"
+# gvisor_expect: {s["name"]: s["reason"] for s in r["artifacts_skipped"]}.get("big.csv", "").startswith("larger than")
+# gvisor_expect: sum(s["reason"] == "unsafe name" for s in r["artifacts_skipped"]) == 3
+# gvisor_expect: any(s["reason"].startswith("more than 32 artifacts") for s in r["artifacts_skipped"])
+# gvisor_expect: any(s["reason"].startswith("deeper than") for s in r["artifacts_skipped"])
+# gvisor_expect: sum(a["size"] for a in r["artifacts"]) <= 32 << 20
+# gvisor_contained: a unix socket bound in /workspace is the sentry's own object: the gofer makes no socket file on the host, so the collector finds nothing there to skip; every other trick is refused as on native
 import os, socket
 os.chdir("/workspace")
 s = socket.socket(socket.AF_UNIX)

@@ -9,6 +9,13 @@
 # expect: "udp 169.254.169.254:80 ENETUNREACH" in r["stdout"]
 # expect: "interfaces ['lo']" in r["stdout"]
 # expect: "loopback: echo works" in r["stdout"]
+# gvisor_expect: r["exit_code"] == 0 and "probes done" in r["stdout"]
+# gvisor_expect: "ESCAPE" not in r["stdout"]
+# gvisor_expect: "tcp 169.254.169.254:80 EHOSTUNREACH" in r["stdout"]
+# gvisor_expect: "udp 169.254.169.254:80 EHOSTUNREACH" in r["stdout"]
+# gvisor_expect: "interfaces ['lo']" in r["stdout"]
+# gvisor_expect: "loopback: echo works" in r["stdout"]
+# gvisor_contained: gVisor's stack says EHOSTUNREACH where Linux says ENETUNREACH: there is no route either way, and no interface but lo
 import errno, socket
 
 escapes = []

@@ -9,6 +9,12 @@
 # expect: all(("%s on %s: EPERM" % (req, fd)) in r["stdout"] for req in ("TIOCSTI", "TIOCSTI|1<<32", "TIOCSTI|1<<63", "TIOCLINUX", "TIOCLINUX|1<<32") for fd in ("fd 0 (/dev/null)", "fd 1 (stdout pipe)"))
 # expect: "FIONREAD on fd 0 (/dev/null): ENOTTY" in r["stdout"] or "FIONREAD on fd 0 (/dev/null): ok" in r["stdout"]
 # expect: "ttys openable: []" in r["stdout"]
+# gvisor_expect: r["exit_code"] == 0 and "probes done" in r["stdout"]
+# gvisor_expect: "ESCAPE" not in r["stdout"]
+# gvisor_expect: all(re.search(r"^%s on %s: (EPERM|ENOTTY)$" % (re.escape(req), re.escape(fd)), r["stdout"], re.M) for req in ("TIOCSTI", "TIOCSTI|1<<32", "TIOCSTI|1<<63", "TIOCLINUX", "TIOCLINUX|1<<32") for fd in ("fd 0 (/dev/null)", "fd 1 (stdout pipe)"))
+# gvisor_expect: "FIONREAD on fd 0 (/dev/null): ENOTTY" in r["stdout"] or "FIONREAD on fd 0 (/dev/null): ok" in r["stdout"]
+# gvisor_expect: set(json.loads(re.search(r"^ttys openable: (.*)$", r["stdout"], re.M).group(1).replace("'", '"'))) <= {"/dev/ptmx", "/dev/pts/0", "/dev/pts/ptmx", "openpty"}
+# gvisor_contained: the sentry does not implement TIOCSTI or TIOCLINUX at all (ENOTTY): the ptys it opens (/dev/ptmx, /dev/pts) are the sentry's own devpts; no host terminal is reachable to inject into
 import ctypes, errno, os
 
 libc = ctypes.CDLL(None, use_errno=True)
