@@ -39,6 +39,9 @@ struct cgroup {
 	char			path[CG_V1_MAX][PATH_MAX];
 	int			npaths;
 	int			fd;		/* v2 directory, or -1 */
+	/* v1: each hierarchy's tasks file, opened by the parent for the
+	 * child to join itself through (cgroup_join_self); -1 when shut. */
+	int			tasks[CG_V1_MAX];
 };
 
 static void
@@ -408,6 +411,8 @@ cgroup_paths(const struct cgroup_conf *conf, const char *name, int mk,
 	}
 	cg = xcalloc(1, sizeof(*cg));
 	cg->fd = -1;
+	for (i = 0; i < CG_V1_MAX; i++)
+		cg->tasks[i] = -1;
 	cg->v = conf->resolved;
 	cg->npaths = cg->v == CGROUP_V2 ? 1 : CG_V1_MAX;
 	for (i = 0; i < cg->npaths; i++) {
@@ -545,6 +550,67 @@ cgroup_fd(struct cgroup *cg)
 }
 
 int
+cgroup_join_prepare(struct cgroup *cg, char *err, size_t errlen)
+{
+	char	 path[PATH_MAX];
+	int	 i;
+
+	if (cg->v == CGROUP_V2)
+		return 0;
+	for (i = 0; i < cg->npaths; i++) {
+		/* O_CLOEXEC: no exec may inherit a way out of the limits;
+		 * the child closes them before anything of it runs anyway. */
+		if (xsnprintf(path, sizeof(path), "%s/tasks", cg->path[i]) ==
+		    -1 || (cg->tasks[i] = open(path, O_WRONLY | O_CLOEXEC)) ==
+		    -1) {
+			snprintf(err, errlen, "open %s: %s", path,
+			    strerror(errno));
+			cgroup_join_done(cg);
+			return -1;
+		}
+	}
+	return 1;
+}
+
+int
+cgroup_join_self(struct cgroup *cg, char *err, size_t errlen)
+{
+	int	 i, rv = 0;
+
+	/*
+	 * "0" in tasks moves the writing thread alone: the kernel's
+	 * single-thread path, no RCU grace period as a whole process's
+	 * move from the parent waits for.  The permission check is the
+	 * opener's (root's), not ours.  Every descriptor is closed
+	 * whatever happens, so none outlives this call.
+	 */
+	for (i = 0; i < CG_V1_MAX; i++) {
+		if (cg->tasks[i] == -1)
+			continue;
+		if (rv == 0 && write(cg->tasks[i], "0", 1) != 1) {
+			snprintf(err, errlen, "joining %s: %s", cg->path[i],
+			    strerror(errno));
+			rv = -1;
+		}
+		close(cg->tasks[i]);
+		cg->tasks[i] = -1;
+	}
+	return rv;
+}
+
+void
+cgroup_join_done(struct cgroup *cg)
+{
+	int	 i;
+
+	for (i = 0; i < CG_V1_MAX; i++) {
+		if (cg->tasks[i] != -1)
+			close(cg->tasks[i]);
+		cg->tasks[i] = -1;
+	}
+}
+
+int
 cgroup_oom_killed(struct cgroup *cg)
 {
 	return cgroup_oom_kills(cg) > 0;
@@ -674,6 +740,7 @@ cgroup_destroy(struct cgroup *cg)
 
 	if (cg == NULL)
 		return;
+	cgroup_join_done(cg);
 	if (cg->fd != -1)
 		close(cg->fd);
 	for (i = 0; i < cg->npaths; i++) {

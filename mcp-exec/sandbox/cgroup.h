@@ -7,7 +7,7 @@
  * <base>/mcp-exec (no process may sit beside child cgroups that use
  * controllers), so every sandbox stays one level below the base however
  * many come and go.  All of this runs in the parent, as root, before the
- * child is released.
+ * child is released, but for the v1 child's own join (cgroup_join_self).
  */
 #ifndef STOCKADE_SANDBOX_CGROUP_H
 #define STOCKADE_SANDBOX_CGROUP_H
@@ -57,6 +57,18 @@ int		 cgroup_add(struct cgroup *, pid_t, char *err, size_t errlen);
  * cgroup.
  */
 int		 cgroup_fd(struct cgroup *);
+/*
+ * v1: a child that moves itself.  The parent, before clone, opens each
+ * hierarchy's tasks file (O_CLOEXEC) and returns 1 (0 on v2, where
+ * CLONE_INTO_CGROUP places the child; -1 with err).  The child,
+ * single-threaded and before anything else of it runs, calls
+ * cgroup_join_self: it writes "0" to each and closes every one, failing
+ * or not.  The parent closes its copies with cgroup_join_done once the
+ * child is cloned (cgroup_destroy does too).
+ */
+int		 cgroup_join_prepare(struct cgroup *, char *err, size_t errlen);
+int		 cgroup_join_self(struct cgroup *, char *err, size_t errlen);
+void		 cgroup_join_done(struct cgroup *);
 /* 1 when the kernel's OOM killer killed a process of this cgroup. */
 int		 cgroup_oom_killed(struct cgroup *);
 /* How many processes of this cgroup it killed so far. */

@@ -80,9 +80,10 @@ struct sandbox_spec {
 	int			 control_fd;	/* -1, or the command's fd 3 */
 	const char		*driver_dir;	/* NULL, or bound at SANDBOX_DRIVER_DIR */
 	/*
-	 * NULL, or called by the parent once the child's maps and cgroup
-	 * are in place and before it is released: nothing in the sandbox
-	 * has run yet.  It may write the sandbox's nameserver (an address)
+	 * NULL, or called by the parent once the child's maps are in place
+	 * (and its cgroup, but on v1, where the child joins it itself, in
+	 * parallel) and before it is released: nothing in the sandbox has
+	 * run yet.  It may write the sandbox's nameserver (an address)
 	 * into resolver.  Failing (-1 with err) stops the start.
 	 */
 	int			(*before_go)(void *arg, pid_t init,

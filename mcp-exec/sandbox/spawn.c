@@ -1,6 +1,8 @@
 /*
- * Spawning a sandbox.  The parent clones the child into new namespaces,
- * writes its uid/gid maps and cgroup, and releases it over a socketpair.
+ * Spawning a sandbox.  The parent clones the child into new namespaces and
+ * its cgroup (v2: born there; v1: the child joins itself through
+ * descriptors the parent opened), writes its uid/gid maps, and releases it
+ * over a socketpair.
  * The child runs the containment checklist in order and stops at the
  * first failure, reporting it; then it is the sandbox's init: it runs the
  * command, reaps everything, and reports the command's wait status.  When
@@ -228,7 +230,7 @@ init_loop(const struct sandbox_spec *s)
  * sandbox is not started.
  */
 static void __attribute__((noreturn))
-child_main(const struct sandbox_spec *s, int sync)
+child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 {
 	struct mount_spec	 ms;
 	struct go_msg		 go;
@@ -237,15 +239,24 @@ child_main(const struct sandbox_spec *s, int sync)
 	err[0] = '\0';
 	/* If mcp-exec dies, so does the sandbox. */
 	memset(&go, 0, sizeof(go));
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1 ||
-	    read(sync, &go, sizeof(go)) < 1 || go.type != MSG_GO)
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+		_exit(127);
+	/*
+	 * v1: into our cgroups, by ourselves, first of all (while the
+	 * parent writes our maps): one thread moving itself takes
+	 * microseconds where the parent moving us waits for RCU.  The
+	 * tasks descriptors are closed here, so nothing later sees them.
+	 */
+	if (cgroup_join_self(cg, err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	if (read(sync, &go, sizeof(go)) < 1 || go.type != MSG_GO)
 		_exit(127);
 	go.resolver[sizeof(go.resolver) - 1] = '\0';
 	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, s->control_fd, err,
 	    sizeof(err)) == -1)
 		child_fail(sync, err);
 	sync = FD_SYNC;
-	/* Placed in our cgroup by the parent: make it our cgroup root. */
+	/* In our cgroup (born there, or joined above): our cgroup root. */
 	if (ns_enter_cgroup(err, sizeof(err)) == -1)
 		child_fail(sync, err);
 	/*
@@ -434,12 +445,28 @@ clone_child(struct sandbox *sb, int *placed)
 	    NULL, 0);
 }
 
+/* A failure init reported before it died, in place of ours: it says why. */
+static void
+child_said(struct sandbox *sb, char *err, size_t errlen)
+{
+	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
+	char		 msg[SANDBOX_ERR_MAX + 1];
+	ssize_t		 n;
+
+	if (poll(&pfd, 1, 0) != 1 ||
+	    (n = recv(sb->sync, msg, sizeof(msg) - 1, MSG_DONTWAIT)) < 1 ||
+	    msg[0] != MSG_ERROR)
+		return;
+	msg[n] = '\0';
+	snprintf(err, errlen, "sandbox setup failed: %s", msg + 1);
+}
+
 int
 sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
 	struct go_msg	 go;
-	int		 sv[2], placed;
+	int		 sv[2], placed, self;
 	pid_t		 pid;
 
 	if (s->runtime == SANDBOX_GVISOR)
@@ -451,16 +478,25 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
 	}
+	/* v1: the descriptors the child joins its cgroups through. */
+	if ((self = cgroup_join_prepare(sb->cg, err, errlen)) == -1) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
 	if ((pid = clone_child(sb, &placed)) == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
+		cgroup_join_done(sb->cg);
 		close(sv[0]);
 		close(sv[1]);
 		return -1;
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		child_main(s, sv[1]);
+		child_main(s, sb->cg, sv[1]);
 	}
+	cgroup_join_done(sb->cg);
+	placed |= self;
 	close(sv[1]);
 	sb->init = pid;
 	sb->sync = sv[0];
@@ -472,6 +508,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	    go.resolver, sizeof(go.resolver), err, errlen) == -1) ||
 	    write(sb->sync, &go, sizeof(go)) != (ssize_t)sizeof(go) ||
 	    await_ready(sb, err, errlen) == -1) {
+		child_said(sb, err, errlen);
 		sandbox_kill(sb);
 		(void)waitpid(pid, NULL, 0);
 		sb->init = -1;

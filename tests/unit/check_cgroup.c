@@ -342,6 +342,76 @@ START_TEST(test_add_places_the_process_in_every_hierarchy)
 }
 END_TEST
 
+/* How many of our descriptors point at a cgroup's tasks file. */
+static int
+tasks_fds(void)
+{
+	char		 p[PATH_MAX], l[PATH_MAX];
+	DIR		*d;
+	struct dirent	*de;
+	ssize_t		 n;
+	int		 found = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%s", de->d_name);
+		if ((n = readlink(p, l, sizeof(l) - 1)) > 0) {
+			l[n] = '\0';
+			found += strncmp(l, CGROUP_ROOT "/", strlen(CGROUP_ROOT)
+			    + 1) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+/* v1: a child joins every hierarchy itself and keeps no descriptor. */
+START_TEST(test_join_self_places_the_child_and_leaves_no_descriptor)
+{
+	struct cgroup_conf	 c;
+	struct sandbox_limits	 l;
+	struct cgroup		*cg;
+	char			 err[256], d[PATH_MAX];
+	int			 i, r, st, go[2];
+	pid_t			 pid;
+
+	conf_for(&c, "join");
+	limits(&l, 64 << 20, 16);
+	ck_assert_ptr_nonnull(cg = cgroup_create(&c, "00000000000000aa", &l,
+	    err, sizeof(err)));
+	r = cgroup_join_prepare(cg, err, sizeof(err));
+	ck_assert_msg(r == (version == CGROUP_V1), "prepare: %d %s", r, err);
+	if (r == 0) {		/* v2: CLONE_INTO_CGROUP, nothing to join */
+		cgroup_destroy(cg);
+		return;
+	}
+	ck_assert_int_eq(tasks_fds(), CGROUP_V1_MAX);
+	ck_assert_int_eq(pipe(go), 0);
+	if ((pid = fork()) == 0) {
+		close(go[1]);
+		/* 2: joined but a descriptor left; 3: not joined. */
+		st = cgroup_join_self(cg, err, sizeof(err)) == -1 ? 3 :
+		    tasks_fds() != 0 ? 2 : 0;
+		(void)read(go[0], &r, 1);	/* until the parent looked */
+		_exit(st);
+	}
+	close(go[0]);
+	cgroup_join_done(cg);
+	ck_assert_int_eq(tasks_fds(), 0);
+	for (i = 0; i < nhier(); i++) {
+		box_path(d, sizeof(d), &c, i, "00000000000000aa");
+		for (r = 0; r < 200 && !in_procs(d, pid); r++)
+			usleep(5000);
+		ck_assert_msg(in_procs(d, pid), "%d not in %s", (int)pid, d);
+	}
+	close(go[1]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child: %#x", st);
+	cgroup_destroy(cg);
+}
+END_TEST
+
 START_TEST(test_oom_kill_is_counted)
 {
 	struct cgroup_conf	 c;
@@ -569,6 +639,7 @@ cgroup_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_create_sets_limits_that_read_back);
 	tcase_add_test(tc, test_add_places_the_process_in_every_hierarchy);
+	tcase_add_test(tc, test_join_self_places_the_child_and_leaves_no_descriptor);
 	tcase_add_test(tc, test_oom_kill_is_counted);
 	tcase_add_test(tc, test_kill_empties_it_and_destroy_removes_it);
 	tcase_add_test(tc, test_cycles_stay_one_level_under_the_base);
