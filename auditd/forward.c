@@ -246,7 +246,8 @@ reader_seek(struct fwd *fw, uint64_t seq)
 	for (;;) {
 		pos = ftell(fw->f);
 		if ((len = getline(&fw->line, &fw->linecap, fw->f)) <= 0 ||
-		    fw->line[len - 1] != '\n')
+		    fw->line[len - 1] != '\n' ||
+		    memchr(fw->line, '\0', (size_t)len) != NULL)
 			break;
 		if (chain_parse(fw->line, (size_t)len - 1, &cl, &why) == 0 &&
 		    cl.seq > seq)
@@ -297,6 +298,13 @@ reader_next(struct fwd *fw, uint64_t limit, size_t *len, struct chain_line *cl)
 			return 0;
 		pos = ftell(fw->f);
 		n = getline(&fw->line, &fw->linecap, fw->f);
+		/* A NUL: the zeros ahead of the records, or a batch being
+		 * written over them; nothing to send yet. */
+		if (n > 0 && memchr(fw->line, '\0', (size_t)n) != NULL) {
+			clearerr(fw->f);
+			(void)fseek(fw->f, pos, SEEK_SET);
+			return 0;
+		}
 		if (n > 0 && fw->line[n - 1] == '\n') {
 			if ((size_t)n > FWD_LINE_MAX ||
 			    chain_parse(fw->line, (size_t)n - 1, cl, &why) ==

@@ -212,7 +212,7 @@ recover_file(const char *dir, const struct logfile *lf, struct log_state *st,
 {
 	char		 path[PATH_MAX];
 	char		*data = NULL;
-	size_t		 len;
+	size_t		 len, end, last;
 	struct scan	 s;
 	int		 fd = -1, rv = -1;
 
@@ -221,8 +221,14 @@ recover_file(const char *dir, const struct logfile *lf, struct log_state *st,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	scan_file(ctx, data, len, &s);
-	if (s.broken && later_record_exists(ctx, data, len, s.good)) {
+	/* The writer's zeros ahead hold no record: the records end at the
+	 * first NUL, what follows it up to the last byte that is not one
+	 * (a batch torn across pages) is cut and noted, the rest dropped. */
+	end = logfile_records_len(data, len);
+	for (last = len; last > end && data[last - 1] == '\0'; last--)
+		;
+	scan_file(ctx, data, end, &s);
+	if (s.broken && later_record_exists(ctx, data, end, s.good)) {
 		snprintf(err, errlen, "%s:%lu seq %llu: %s; refusing to append "
 		    "to a chain broken in the middle (run 'stockade audit "
 		    "verify')", path, s.line, (unsigned long long)(s.seq + 1),
@@ -247,12 +253,14 @@ recover_file(const char *dir, const struct logfile *lf, struct log_state *st,
 		    "chain_start nor rotate", path);
 		goto out;
 	}
-	if ((fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)) == -1) {
+	/* Not O_APPEND: the writer writes at its offset (pwrite). */
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (s.good < len) {
-		note_cut(rn, lf->name, data, s.good, len);
+		if (s.good < last)
+			note_cut(rn, lf->name, data, s.good, last);
 		if (ftruncate(fd, (off_t)s.good) == -1 || fsync(fd) == -1) {
 			snprintf(err, errlen, "truncate %s: %s", path,
 			    strerror(errno));
@@ -309,8 +317,15 @@ logdir_create(const char *dir, uint64_t first_seq)
 	logfile_name(first_seq, name);
 	if (xsnprintf(path, sizeof(path), "%s/%s", dir, name) == -1)
 		return -1;
-	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC,
-	    LOGFILE_MODE);
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, LOGFILE_MODE);
+}
+
+size_t
+logfile_records_len(const char *data, size_t len)
+{
+	const char	*nul = memchr(data, '\0', len);
+
+	return nul != NULL ? (size_t)(nul - data) : len;
 }
 
 json_t *

@@ -66,6 +66,13 @@ int	 logdir_recover(const char *dir, struct log_state *,
 /* Creates DIR/audit-<seq>.log exclusively; returns the fd or -1. */
 int	 logdir_create(const char *dir, uint64_t first_seq);
 /*
+ * Bytes of data that are records or a record being written: up to the
+ * first NUL.  The active file is zero-filled ahead of its records (the
+ * writer's I/O thread), and no record holds a NUL.
+ */
+size_t	 logfile_records_len(const char *data, size_t len);
+#define LOGFILE_SECTOR	512	/* the unit a write torn by a crash shows in */
+/*
  * Names of the oldest files to delete so that keep files remain once a new
  * one is added (new reference, array of strings).  pending names the
  * active file, which may not be on disk yet.

@@ -321,6 +321,32 @@ verify_line(struct verifier *v, const char *name, unsigned long lineno,
 	return VERIFY_OK;
 }
 
+/*
+ * Bytes of the newest file after its first NUL, at file offset off.  The
+ * zeros ahead of the records are what the writer has not overwritten
+ * yet; a batch torn by a crash leaves whole sectors of it, so what
+ * follows a run of NULs starts on a sector.  A run that ends anywhere
+ * else is a damaged record, not the tail.  (A verify racing the writer
+ * could in principle see a page half copied; the daemon's own reads
+ * never race it.)
+ */
+static enum verify_result
+zero_run(struct verifier *v, const char *name, unsigned long lineno,
+    const uint8_t *p, size_t len, size_t off, int *after)
+{
+	size_t	 i;
+
+	for (i = 0; i < len && p[i] == '\0'; i++)
+		;
+	if (i == len)
+		return VERIFY_OK;
+	if ((off + i) % LOGFILE_SECTOR != 0)
+		return tampered(v, name, lineno, v->next_seq, "NUL bytes in "
+		    "the middle of records (offset %zu)", off);
+	*after = 1;
+	return VERIFY_OK;
+}
+
 /* Bytes after a file's last '\n'. */
 static enum verify_result
 verify_tail(struct verifier *v, const char *name, unsigned long lineno,
@@ -384,17 +410,31 @@ verify_file(struct verifier *v, const char *name, const char *data,
 {
 	enum verify_result	 rv;
 	unsigned long		 lineno = 1;
-	size_t			 used;
+	size_t			 used, end;
+	int			 after = 0;
 
 	v->r->files++;
 	if (len == 0)
 		return verify_empty(v, name, newest);
-	if ((rv = verify_lines(v, name, &lineno, data, len, &used)) != VERIFY_OK)
+	/* The active file's zeros ahead of its records are not records
+	 * (verify_fd says more). */
+	if ((end = logfile_records_len(data, len)) < len && !newest)
+		return tampered(v, name, lineno, v->next_seq, "NUL bytes in a "
+		    "rotated file");
+	if ((rv = verify_lines(v, name, &lineno, data, end, &used)) !=
+	    VERIFY_OK)
 		return rv;
-	if (used < len &&
-	    (rv = verify_tail(v, name, lineno, data + used, len - used,
+	if (end < len && (rv = zero_run(v, name, lineno, (const uint8_t *)data +
+	    end, len - end, end, &after)) != VERIFY_OK)
+		return rv;
+	if (used < end &&
+	    (rv = verify_tail(v, name, lineno, data + used, end - used,
 	    newest)) != VERIFY_OK)
 		return rv;
+	if (after && used == end)
+		snprintf(v->r->warning, sizeof(v->r->warning), "%s:%lu: bytes "
+		    "after the zero-filled tail: a write in progress or torn "
+		    "by a crash", name, lineno);
 	snprintf(v->prev_file, sizeof(v->prev_file), "%s", name);
 	return VERIFY_OK;
 }
@@ -409,8 +449,9 @@ verify_fd(struct verifier *v, const char *name, int fd, int newest,
 {
 	enum verify_result	 rv;
 	unsigned long		 lineno = 1;
-	size_t			 used, total = 0;
+	size_t			 used, total = 0, keep;
 	ssize_t			 n;
+	int			 zeros = 0, after = 0;
 
 	v->r->files++;
 	buf_reset(b);
@@ -429,8 +470,32 @@ verify_fd(struct verifier *v, const char *name, int fd, int newest,
 		}
 		if (n == 0)
 			break;
-		b->len += (size_t)n;
 		total += (size_t)n;
+		/*
+		 * The active file is zero-filled ahead of its records: the
+		 * first NUL ends them.  Bytes after it are a batch being
+		 * written (or torn by a crash): not records yet.  A rotated
+		 * file was cut to its records, so a NUL there is damage.
+		 */
+		if (zeros) {
+			if (!after && (rv = zero_run(v, name, lineno, b->data +
+			    b->len, (size_t)n, total - (size_t)n, &after)) !=
+			    VERIFY_OK)
+				return rv;
+			continue;
+		}
+		keep = logfile_records_len((char *)b->data + b->len, (size_t)n);
+		if (keep < (size_t)n) {
+			if (!newest)
+				return tampered(v, name, lineno, v->next_seq,
+				    "NUL bytes in a rotated file");
+			zeros = 1;
+			if ((rv = zero_run(v, name, lineno, b->data + b->len +
+			    keep, (size_t)n - keep, total - (size_t)n + keep,
+			    &after)) != VERIFY_OK)
+				return rv;
+		}
+		b->len += keep;
 		if ((rv = verify_lines(v, name, &lineno, (char *)b->data,
 		    b->len, &used)) != VERIFY_OK)
 			return rv;
@@ -441,6 +506,10 @@ verify_fd(struct verifier *v, const char *name, int fd, int newest,
 	if (b->len > 0 && (rv = verify_tail(v, name, lineno, (char *)b->data,
 	    b->len, newest)) != VERIFY_OK)
 		return rv;
+	if (after && b->len == 0)
+		snprintf(v->r->warning, sizeof(v->r->warning), "%s:%lu: bytes "
+		    "after the zero-filled tail: a write in progress or torn "
+		    "by a crash", name, lineno);
 	snprintf(v->prev_file, sizeof(v->prev_file), "%s", name);
 	return VERIFY_OK;
 }

@@ -500,6 +500,8 @@ writer_recover(struct writer *w, char *err, size_t errlen)
 		close(w->fd);
 	w->fd = st.fd;
 	w->fd_size = st.size;
+	w->zero_end = st.size;		/* recovery cut any zero tail */
+	w->zero_fs = -1;
 	if (st.empty) {
 		/* A new chain: its first file holds chain_start. */
 		new_chain_id(w->chain_id);
@@ -577,6 +579,7 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	w->self.gid = getgid();
 	w->self.pid = getpid();
 	w->fd = -1;
+	w->zero_fs = -1;
 	chain_init(&w->chain);
 	w->fill = batch_new();
 	w->done_tail = &w->done;
@@ -685,7 +688,7 @@ writer_free(struct writer *w)
 	event_free(w->cp_ev);
 	close(w->efd);
 	if (w->fd != -1)
-		close(w->fd);
+		writer_io_seal(w);
 	chain_free(&w->chain);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);

@@ -5,9 +5,9 @@
  * Ownership: the loop thread builds `fill`; the I/O thread takes it when it
  * is free (swapping in an empty batch), writes it, and queues it on `done`
  * for the loop thread, which answers its senders and frees it.  `fill`,
- * `done`, `io_failed`, `kicked`, `quit`, `fd` and `fd_size` are
- * touched only under `mu`, except that the I/O thread uses fd and fd_size
- * without the lock while it owns a batch (the loop thread changes them only
+ * `done`, `io_failed`, `kicked`, `quit`, `fd`, `fd_size` and the zero
+ * fill are touched only under `mu`, except that the I/O thread uses them
+ * without the lock while it owns a batch or fills zeros ahead (the loop thread changes them only
  * while the I/O thread is stopped by io_failed or not yet started).
  */
 #ifndef STOCKADE_WRITER_INT_H
@@ -109,10 +109,25 @@ struct writer {
 	int			 efd;		/* I/O thread -> loop: done */
 	int			 fd;
 	uint64_t		 fd_size;
+	/*
+	 * The active file is zero-filled ahead of its records: bytes
+	 * [fd_size, zero_end) are zeros already durable, so a batch written
+	 * there is an overwrite whose fdatasync changes no size (no journal
+	 * commit).  Readers take the first NUL as the end of the records.
+	 * zero_fs: -1 not yet known, 0 not worth it (tmpfs), 1 worth it.
+	 * The I/O thread's, like fd; set by recovery while it is stopped.
+	 */
+	uint64_t		 zero_end;
+	int			 zero_fs;
 };
 
 struct batch	*batch_new(void);
 void		 batch_free(struct batch *);
 void		*writer_io_main(void *);
+/* I/O thread (or after it stopped): zeros ahead of the records. */
+int		 writer_io_zero_wanted(struct writer *);
+void		 writer_io_zero_ahead(struct writer *);
+/* Cuts the zero tail (durably), closes the file; -1 if the cut failed. */
+int		 writer_io_seal(struct writer *);
 
 #endif

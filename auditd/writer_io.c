@@ -5,10 +5,17 @@
  * line remains; a failed fdatasync is never retried on the same descriptor
  * (Linux clears the error and a retry would falsely succeed): the file is
  * closed and the thread stops until the loop thread has re-read the head
- * of the chain from disk.
+ * of the chain from disk.  While idle it writes zeros ahead of the records
+ * (durable before any record lands on them), so a batch's fdatasync
+ * flushes data alone: appending changes the size, and the journal commit
+ * that costs is most of an fdatasync on ext4.  A file is cut to its records
+ * before it is closed, so only the active file ever has a zero tail.
  */
+#include <sys/statfs.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +26,11 @@
 #include "log.h"
 #include "util.h"
 #include "writer_int.h"
+
+#define ZERO_STEP	(1024 * 1024)		/* zeros written at a time */
+#define ZERO_AHEAD	(4 * 1024 * 1024)	/* zeros kept ahead of records */
+
+static const char zero_block[64 * 1024];
 
 struct batch *
 batch_new(void)
@@ -56,6 +68,104 @@ io_fail(struct writer *w, struct batch *b, const char *what)
 	if (w->fd != -1)
 		close(w->fd);
 	w->fd = -1;
+}
+
+static int
+pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+	const char	*c = p;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = pwrite(fd, c, len, (off_t)off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		c += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* 1 when zeros ahead would save the file's fdatasyncs a journal commit. */
+static int
+zero_worth_it(struct writer *w)
+{
+	struct statfs	 sf;
+
+	if (w->zero_fs == -1)
+		w->zero_fs = fstatfs(w->fd, &sf) == 0 &&
+		    sf.f_type != TMPFS_MAGIC && sf.f_type != RAMFS_MAGIC;
+	return w->zero_fs;
+}
+
+/* Where the zeros ahead should reach: not past the rotation size. */
+static uint64_t
+zero_cap(const struct writer *w)
+{
+	uint64_t	 cap = w->fd_size + ZERO_AHEAD;
+
+	if (w->conf.max_file_bytes > 0 && cap > w->conf.max_file_bytes)
+		cap = w->conf.max_file_bytes;
+	return cap;
+}
+
+int
+writer_io_zero_wanted(struct writer *w)
+{
+	return w->fd != -1 && w->zero_end < zero_cap(w) && zero_worth_it(w);
+}
+
+void
+writer_io_zero_ahead(struct writer *w)
+{
+	uint64_t	 off = w->zero_end, end = off + ZERO_STEP;
+	size_t		 n;
+	int		 fd = w->fd;
+
+	if (end > zero_cap(w))
+		end = zero_cap(w);
+	for (; off < end; off += n) {
+		n = end - off < sizeof(zero_block) ? (size_t)(end - off) :
+		    sizeof(zero_block);
+		if (pwrite_all(fd, zero_block, n, off) == -1) {
+			/* No room (or worse): records append as they always
+			 * did and meet the error themselves; no zeros here. */
+			if (ftruncate(fd, (off_t)w->zero_end) == -1)
+				log_warn("ftruncate after failed zero fill");
+			w->zero_fs = 0;
+			return;
+		}
+	}
+	if (fdatasync(fd) == -1) {
+		/* Never fsync this descriptor again (see io_fail): the
+		 * next batch finds none and recovery reopens the file. */
+		log_warn("fdatasync of the zero fill");
+		pthread_mutex_lock(&w->mu);
+		close(w->fd);
+		w->fd = -1;
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	w->zero_end = end;
+}
+
+int
+writer_io_seal(struct writer *w)
+{
+	int	 rv = 0;
+
+	/* Cut the zeros: a closed file holds its records and nothing else. */
+	if (w->zero_end > w->fd_size && (ftruncate(w->fd, (off_t)w->fd_size) ==
+	    -1 || fsync(w->fd) == -1))
+		rv = -1;
+	close(w->fd);
+	w->fd = -1;
+	w->zero_end = 0;
+	w->zero_fs = -1;
+	return rv;
 }
 
 static void
@@ -135,9 +245,13 @@ io_write(struct writer *w, struct batch *b)
 		return;
 	}
 	if (b->newfile) {
-		/* The previous file's batches were all fdatasync'ed already. */
-		if (w->fd != -1)
-			close(w->fd);
+		/* The previous file's batches were all fdatasync'ed already;
+		 * its zero tail goes before the next file exists, so a
+		 * rotated file never has one. */
+		if (w->fd != -1 && writer_io_seal(w) == -1) {
+			io_fail(w, b, "truncate of the zero fill");
+			return;
+		}
 		if ((w->fd = logdir_create(w->conf.log_dir, b->first_seq)) == -1) {
 			io_fail(w, b, "create");
 			return;
@@ -149,11 +263,13 @@ io_write(struct writer *w, struct batch *b)
 		io_fail(w, b, "write");
 		return;
 	}
-	if (write_all(w->fd, b->data.data, b->data.len) == -1) {
+	if (pwrite_all(w->fd, b->data.data, b->data.len, w->fd_size) == -1) {
 		saved = errno;
-		/* Leave no partial line behind; recovery cuts it otherwise. */
+		/* Leave no partial line behind; recovery cuts it otherwise.
+		 * The zeros ahead go with it. */
 		if (ftruncate(w->fd, (off_t)w->fd_size) == -1)
 			log_warn("ftruncate after failed write");
+		w->zero_end = w->fd_size;
 		errno = saved;
 		io_fail(w, b, "write");
 		return;
@@ -163,6 +279,8 @@ io_write(struct writer *w, struct batch *b)
 		return;
 	}
 	w->fd_size += b->data.len;
+	if (w->zero_end < w->fd_size)
+		w->zero_end = w->fd_size;
 	if (b->newfile && fsync_dir(w->conf.log_dir) == -1) {
 		io_fail(w, b, "fsync of the log directory");
 		return;
@@ -190,6 +308,15 @@ writer_io_main(void *arg)
 		while (!w->quit && (w->io_failed || w->fill->records == 0 ||
 		    (!more && !w->kicked))) {
 			more = 0;
+			/* Idle: zeros ahead, a step at a time, so a batch
+			 * that comes meanwhile waits for one step at most. */
+			if (!w->io_failed && w->fill->records == 0 &&
+			    writer_io_zero_wanted(w)) {
+				pthread_mutex_unlock(&w->mu);
+				writer_io_zero_ahead(w);
+				pthread_mutex_lock(&w->mu);
+				continue;
+			}
 			pthread_cond_wait(&w->cv, &w->mu);
 		}
 		if (w->quit)

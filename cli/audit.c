@@ -429,6 +429,8 @@ read_log(const char *dir, const char *name, size_t *len)
 	if (xsnprintf(path, sizeof(path), "%s/%s", dir, name) == -1 ||
 	    read_file(path, LOG_READ_MAX, &data, len) == -1)
 		return NULL;
+	/* The active file's zeros ahead of its records are not lines. */
+	*len = logfile_records_len(data, *len);
 	return data;
 }
 
