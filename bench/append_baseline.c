@@ -2,6 +2,8 @@
  * The disk's limit for the audit benchmark: appends the lines of an
  * existing log to a new file in batches of N lines, one fdatasync per
  * batch, with no JSON, hashing or sockets.  Prints lines per second.
+ * With "zeroed", the file is zero-filled (and synced) first and the lines
+ * overwrite the zeros: what the daemon's writer does, at the disk's limit.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,21 +22,32 @@ main(int argc, char *argv[])
 	size_t		 len;
 	uint64_t	 batch, lines = 0, inbatch;
 	double		 secs;
-	int		 fd;
+	int		 fd, zeroed;
 
-	if (argc != 4 || parse_u64(argv[3], 1, 1000000, &batch) == -1) {
+	if ((argc != 4 && (argc != 5 || strcmp(argv[4], "zeroed") != 0)) ||
+	    parse_u64(argv[3], 1, 1000000, &batch) == -1) {
 		fprintf(stderr, "usage: append_baseline INPUT OUTPUT LINES-PER-"
-		    "FDATASYNC\n");
+		    "FDATASYNC [zeroed]\n");
 		return 2;
 	}
+	zeroed = argc == 5;
 	if (read_file(argv[1], 1ULL << 34, &data, &len) == -1) {
 		perror(argv[1]);
 		return 2;
 	}
-	if ((fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND,
-	    0640)) == -1) {
+	if ((fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | (zeroed ? 0 :
+	    O_APPEND), 0640)) == -1) {
 		perror(argv[2]);
 		return 2;
+	}
+	if (zeroed) {
+		char	*z = calloc(1, len + 1);
+
+		if (z == NULL || write_all(fd, z, len) == -1 || fsync(fd) == -1) {
+			perror(argv[2]);
+			return 2;
+		}
+		free(z);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (p = data, end = data + len; p < end; p = nl) {
@@ -43,7 +56,8 @@ main(int argc, char *argv[])
 			char *q = memchr(nl, '\n', (size_t)(end - nl));
 			nl = q ? q + 1 : end;
 		}
-		if (write_all(fd, p, (size_t)(nl - p)) == -1 ||
+		if ((zeroed ? pwrite(fd, p, (size_t)(nl - p), p - data) !=
+		    nl - p : write_all(fd, p, (size_t)(nl - p)) == -1) ||
 		    fdatasync(fd) == -1) {
 			perror(argv[2]);
 			return 1;
