@@ -115,7 +115,15 @@ zero_cap(const struct writer *w)
 int
 writer_io_zero_wanted(struct writer *w)
 {
-	return w->fd != -1 && w->zero_end < zero_cap(w) && zero_worth_it(w);
+	uint64_t	 cap = zero_cap(w);
+
+	if (w->fd == -1 || w->zero_end >= cap)
+		return 0;
+	/* Whole steps only (a step's fdatasync grows the file: a journal
+	 * commit), but for what is left below the rotation size. */
+	if (cap - w->zero_end < ZERO_STEP && cap == w->fd_size + ZERO_AHEAD)
+		return 0;
+	return zero_worth_it(w);
 }
 
 void
