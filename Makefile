@@ -24,8 +24,9 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libcurl4-openssl-dev libnetfilter-conntrack-dev
 # The default sandbox image is the host's /usr: data work and charts.
 # ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
+# python3-pip: pip install into a session's package layer (packages:).
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
-	    ca-certificates
+	    ca-certificates python3-pip
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
 	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \

@@ -288,8 +288,30 @@ def detach(devnull):
     os.dup2(devnull, 2)
 
 
+def package_layer():
+    """The session's package layer (a profile with packages.install sets
+    PYTHONUSERBASE): pip installs into its user site, which python -I
+    leaves off sys.path.  Made now, so what pip puts there later imports
+    without a restart; ahead of the system's dist-packages, as site.py
+    places a user site."""
+    base = os.environ.get("PYTHONUSERBASE")
+    if not base:
+        return
+    import site
+    import sysconfig
+    user_site = sysconfig.get_path("purelib", "posix_user",
+                                   vars={"userbase": base})
+    os.makedirs(user_site, exist_ok=True)
+    at = next((i for i, p in enumerate(sys.path)
+               if p.endswith(("dist-packages", "site-packages"))),
+              len(sys.path))
+    sys.path.insert(at, user_site)
+    site.addsitedir(user_site)  # its .pth files
+
+
 def main():
     signal.signal(signal.SIGINT, on_sigint)
+    package_layer()
     devnull = os.open("/dev/null", os.O_RDWR)
     fd = CONTROL_FD
     if fd == 0:

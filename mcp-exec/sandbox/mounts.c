@@ -329,10 +329,22 @@ host_dirs(struct ctx *c)
 	if (xsnprintf(src, sizeof(src), "%s/workspace", c->spec->dir) == -1 ||
 	    bind(c, src, "workspace", 1, MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1)
 		return -1;
-	if (c->spec->driver_dir != NULL && (make_dir(c, "opt", 0755) == -1 ||
-	    make_dir(c, "opt/stockade", 0755) == -1 ||
-	    bind(c, c->spec->driver_dir, SANDBOX_DRIVER_DIR + 1, 0,
-	    MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1))
+	if ((c->spec->driver_dir != NULL || c->spec->packages) &&
+	    (make_dir(c, "opt", 0755) == -1 ||
+	    make_dir(c, "opt/stockade", 0755) == -1))
+		return -1;
+	if (c->spec->driver_dir != NULL && bind(c, c->spec->driver_dir,
+	    SANDBOX_DRIVER_DIR + 1, 0, MS_NOSUID | MS_NODEV | MS_NOEXEC) == -1)
+		return -1;
+	/*
+	 * The one writable place that allows exec: wheels carry compiled
+	 * extensions, which are mapped executable.  Only profiles with
+	 * packages.install have it; seccomp, Landlock and the namespaces
+	 * hold what runs from it as they hold the interpreter.
+	 */
+	if (c->spec->packages && (xsnprintf(src, sizeof(src),
+	    "%s/disk/packages", c->spec->dir) == -1 || bind(c, src,
+	    SANDBOX_PACKAGES_DIR + 1, 1, MS_NOSUID | MS_NODEV) == -1))
 		return -1;
 	if (!c->spec->has_inputs)
 		return 0;

@@ -22,6 +22,7 @@ struct mount_spec {
 	const char	*resolver;	/* NULL, or /etc/resolv.conf's nameserver */
 	int		 trust;		/* dir/ca.pem -> TRUST_CA_FILE (ro) */
 	int		 trust_system;	/* TRUST_SYSTEM_DIR bound (ro) */
+	int		 packages;	/* dir/disk/packages -> SANDBOX_PACKAGES_DIR */
 };
 
 int	mounts_setup(const struct mount_spec *, char *err, size_t errlen);

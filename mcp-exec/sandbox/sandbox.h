@@ -25,12 +25,14 @@
 #define SANDBOX_ID_HEX		16	/* 64 random bits */
 #define SANDBOX_INNER_ID	65534	/* uid and gid inside every sandbox */
 #define SANDBOX_ARGS_MAX	256
-#define SANDBOX_ENV_MAX		32
+#define SANDBOX_ENV_MAX		48
 #define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
 #define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
 #define SANDBOX_CONTROL_FD	3	/* the command's control socket */
 #define SANDBOX_SWEEP_AGE_S	60	/* a sweep leaves younger ones alone */
 #define SANDBOX_RESOLVER_LEN	46	/* INET6_ADDRSTRLEN */
+/* The session's package layer (PYTHONUSERBASE), read-write. */
+#define SANDBOX_PACKAGES_DIR	"/opt/stockade/packages"
 
 /* The wall around the command (profile `runtime:`). */
 enum sandbox_runtime {
@@ -75,6 +77,13 @@ struct sandbox_spec {
 	/* NULL, or a CA bundle built in dir and bound at TRUST_CA_FILE. */
 	const struct sandbox_trust *trust;
 	int			 has_inputs;	/* dir/inputs -> /inputs (ro) */
+	/*
+	 * A package layer: dir/disk is then the workspace_size tmpfs,
+	 * holding workspace/ (bound at dir/workspace) and packages/ (at
+	 * SANDBOX_PACKAGES_DIR), so what pip installs counts against the
+	 * workspace's cap and goes with the sandbox.
+	 */
+	int			 packages;
 	int			 stdout_fd;	/* write ends given to the command */
 	int			 stderr_fd;
 	int			 control_fd;	/* -1, or the command's fd 3 */
@@ -105,6 +114,7 @@ struct sandbox {
 	 * namespace), a second lease; fd -1 on the native runtime. */
 	struct uid_lease	 gofer;
 	int			 root_mounted;	/* gVisor: dir/root's tmpfs */
+	int			 disk_mounted;	/* dir/disk (packages) */
 };
 
 /* What happened to the command. */

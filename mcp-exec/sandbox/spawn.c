@@ -77,7 +77,9 @@ const char *const sandbox_env[] = {
 	NULL
 };
 
-static const char *const writable_dirs[] = { "/workspace", "/tmp", "/dev/shm" };
+/* The package layer last: only sandboxes that have one get it. */
+static const char *const writable_dirs[] = { "/workspace", "/tmp", "/dev/shm",
+	SANDBOX_PACKAGES_DIR };
 static const char *const writable_devs[] = { "/dev/null", "/dev/zero", "/dev/full" };
 
 void
@@ -288,6 +290,7 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	ms.resolver = go.resolver[0] != '\0' ? go.resolver : NULL;
 	ms.trust = s->trust != NULL;
 	ms.trust_system = s->trust != NULL && s->trust->system;
+	ms.packages = s->packages;
 	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
 	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
 	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
@@ -303,8 +306,9 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	if (privs_drop_caps(err, sizeof(err)) == -1 ||
 	    privs_no_new_privs(err, sizeof(err)) == -1)
 		child_fail(sync, err);
-	if (sandbox_landlock_apply(writable_dirs, nitems(writable_dirs),
-	    writable_devs, nitems(writable_devs), err, sizeof(err)) == -1 &&
+	if (sandbox_landlock_apply(writable_dirs, nitems(writable_dirs) -
+	    (s->packages ? 0 : 1), writable_devs, nitems(writable_devs), err,
+	    sizeof(err)) == -1 &&
 	    s->landlock_required)
 		child_fail(sync, err);
 	if (sandbox_seccomp_load(s->seccomp, err, sizeof(err)) == -1)
@@ -326,6 +330,57 @@ make_dir(const char *path, mode_t mode, char *err, size_t errlen)
 	}
 	if (chmod(path, mode) == -1) {
 		snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One tmpfs for the workspace and the package layer, so both count
+ * against workspace_size: dir/disk, its workspace/ bound at dir/workspace
+ * (noexec, as the plain workspace is) and its packages/ left for the child
+ * to bind.  The tmpfs itself allows exec, for the layer's extensions.
+ */
+static int
+disk_prepare(const struct sandbox_spec *s, struct sandbox *sb,
+    const char *opts, char *err, size_t errlen)
+{
+	static const char *const subs[] = { "workspace", "packages" };
+	char	 disk[PATH_MAX], p[PATH_MAX], src[PATH_MAX];
+	size_t	 i;
+
+	if (xsnprintf(disk, sizeof(disk), "%s/disk", s->dir) == -1 ||
+	    make_dir(disk, 0700, err, errlen) == -1)
+		return -1;
+	if (mount("tmpfs", disk, "tmpfs", MS_NOSUID | MS_NODEV, opts) == -1) {
+		snprintf(err, errlen, "mount disk on %s: %s", disk,
+		    strerror(errno));
+		return -1;
+	}
+	sb->disk_mounted = 1;
+	for (i = 0; i < nitems(subs); i++) {
+		if (xsnprintf(p, sizeof(p), "%s/%s", disk, subs[i]) == -1 ||
+		    make_dir(p, 0700, err, errlen) == -1)
+			return -1;
+		if (chown(p, sb->lease.uid, sb->lease.uid) == -1) {
+			snprintf(err, errlen, "chown %s: %s", p,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	if (xsnprintf(src, sizeof(src), "%s/workspace", disk) == -1 ||
+	    xsnprintf(p, sizeof(p), "%s/workspace", s->dir) == -1)
+		return -1;
+	if (mount(src, p, NULL, MS_BIND, NULL) == -1) {
+		snprintf(err, errlen, "bind workspace on %s: %s", p,
+		    strerror(errno));
+		return -1;
+	}
+	sb->workspace_mounted = 1;
+	if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV |
+	    MS_NOEXEC, NULL) == -1) {
+		snprintf(err, errlen, "remount workspace noexec: %s",
+		    strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -365,13 +420,16 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	snprintf(opts, sizeof(opts), "size=%llu,mode=0700,uid=%lu,gid=%lu",
 	    (unsigned long long)s->limits->workspace_size,
 	    (unsigned long)sb->lease.uid, (unsigned long)sb->lease.uid);
-	if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	if (s->packages) {
+		if (disk_prepare(s, sb, opts, err, errlen) == -1)
+			goto fail;
+	} else if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	    opts) == -1) {
 		snprintf(err, errlen, "mount workspace on %s: %s", p,
 		    strerror(errno));
 		goto fail;
-	}
-	sb->workspace_mounted = 1;
+	} else
+		sb->workspace_mounted = 1;
 	if (s->has_inputs && (xsnprintf(p, sizeof(p), "%s/inputs", s->dir) ==
 	    -1 || make_dir(p, 0755, err, errlen) == -1))
 		goto fail;
@@ -627,6 +685,11 @@ sandbox_destroy(struct sandbox *sb)
 	    -1 && umount2(p, MNT_DETACH) == -1)
 		log_warn("umount %s", p);
 	sb->root_mounted = 0;
+	if (sb->disk_mounted &&
+	    xsnprintf(p, sizeof(p), "%s/disk", sb->dir) != -1 &&
+	    umount2(p, MNT_DETACH) == -1)
+		log_warn("umount %s", p);
+	sb->disk_mounted = 0;
 	if (sb->dir[0] != '\0' && rmtree(sb->dir) == -1 && errno != ENOENT)
 		log_warn("removing %s", sb->dir);
 	if (sb->dir_lock != -1)
@@ -661,6 +724,9 @@ sweep_one(int dirfd, const char *sbdir, const char *id,
 			(void)umount2(p, MNT_DETACH);
 		/* A gVisor sandbox's root (gvisor.c); none for the native. */
 		if (xsnprintf(p, sizeof(p), "%s/%s/root", sbdir, id) != -1)
+			(void)umount2(p, MNT_DETACH);
+		/* A package layer's tmpfs, when the profile had one. */
+		if (xsnprintf(p, sizeof(p), "%s/%s/disk", sbdir, id) != -1)
 			(void)umount2(p, MNT_DETACH);
 		if (xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) != -1 &&
 		    rmtree(p) == 0)

@@ -483,12 +483,61 @@ tls_section(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	p->tls_on = p->tls_system || p->tls_extra_ca[0] != '\0';
 }
 
+/*
+ * packages: {install: BOOL, index: URL}.  The index goes into the sandbox's
+ * environment as PIP_INDEX_URL, so it is held to plain https URL
+ * characters: nothing a shell, pip's option parser or a log would read as
+ * more than one word.  It is reached through the profile's network
+ * policy, which must therefore be netguard's.
+ */
+static void
+packages_section(struct conf_ctx *ctx, const json_t *root, struct profile *p)
+{
+	static const char *const keys[] = { "install", "index", NULL };
+	static const char url_chars[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:%@+=";
+	json_t		*sub;
+	const char	*s = NULL;
+	int		 b;
+
+	if (conf_get_object(ctx, root, "packages", &sub) != 1)
+		return;
+	conf_check_keys(ctx, sub, keys);
+	if (conf_get_bool(ctx, sub, "install", &b) == 1)
+		p->pkg_install = b;
+	if (conf_get_string(ctx, sub, "index", &s) == 1) {
+		if (strncmp(s, "https://", 8) != 0 || s[8] == '\0' ||
+		    s[8] == '/' || strspn(s, url_chars) != strlen(s) ||
+		    xsnprintf(p->pkg_index, sizeof(p->pkg_index), "%s", s) ==
+		    -1) {
+			conf_error(ctx, json_object_get(sub, "index"),
+			    "index: an https:// URL (a PEP 503 simple index) "
+			    "of at most %d plain characters", PROFILE_URL_MAX - 1);
+			p->pkg_index[0] = '\0';
+		}
+	}
+	if (!p->pkg_install)
+		return;
+	if (s == NULL)
+		conf_error(ctx, sub, "packages: install needs an index (the "
+		    "mirror's https://HOST/simple URL)");
+	if (!p->netguard)
+		/* At the section: true is one shared node, with no place. */
+		conf_error(ctx, sub, "packages: install: the "
+		    "index is reached through the network policy; network: "
+		    "%s reaches nothing", p->network[0] ? p->network : "none");
+	/* gvisor.c's bundle has no package layer: refused, never dropped. */
+	if (p->runtime == SANDBOX_GVISOR)
+		conf_error(ctx, sub, "packages: install is not available with "
+		    "runtime: gvisor (the layer is the native sandbox's)");
+}
+
 static void
 profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 {
 	static const char *const top[] = { "description", "limits", "timeout",
 	    "filesystem", "output", "inputs", "artifacts", "network",
-	    "hostname", "landlock", "tls", "runtime", NULL };
+	    "hostname", "landlock", "tls", "runtime", "packages", NULL };
 	static const char *const to_keys[] = { "default_ms", "max_ms", NULL };
 	static const char *const fs_keys[] = { "tmp_size", "workspace_size",
 	    "shm_size", NULL };
@@ -579,6 +628,7 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	}
 	/* After network: its default follows from it. */
 	tls_section(ctx, root, p);
+	packages_section(ctx, root, p);
 }
 
 void

@@ -16,6 +16,7 @@
 
 #define PROFILE_NAME_MAX	64
 #define PROFILE_REACH_MAX	512
+#define PROFILE_URL_MAX		512	/* packages.index */
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
 #define PRINCIPAL_MAX		256
@@ -91,6 +92,9 @@ struct profile {
 	int			tls_on;
 	int			tls_system;	/* the host's CA bundle */
 	char			tls_extra_ca[PATH_MAX];	/* "" or a PEM file */
+	/* packages: pip installs into a layer of the session's own. */
+	int			pkg_install;
+	char			pkg_index[PROFILE_URL_MAX];	/* https://... */
 };
 
 /* rules_dir/mcp-exec.yaml (built-in defaults when absent). */

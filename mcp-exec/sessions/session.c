@@ -196,6 +196,7 @@ session_create(struct server *srv, const char *principal,
 	s->spec.driver_dir = sc->driver_dir;
 	network_prepare(&s->net, &s->spec, &s->prof, sc->netguard_socket,
 	    s->id, s->principal);
+	packages_prepare(&s->pkg, &s->spec, &s->prof);
 	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
 		goto fail;
 	s->started = 1;
@@ -269,6 +270,7 @@ fail:
 	if (s->started)
 		sandbox_destroy(&s->sb);
 	network_detach(&s->net);
+	packages_free(&s->pkg);
 	json_decref(s->seen);
 	free(s);
 	return NULL;
@@ -399,6 +401,7 @@ session_end(struct session *s, const char *event, const char *reason)
 	close(s->wsfd);
 	sandbox_destroy(&s->sb);		/* the artifacts store with it */
 	network_detach(&s->net);		/* nothing runs there any more */
+	packages_free(&s->pkg);			/* the layer went with the sandbox */
 	json_decref(s->seen);
 	free(s);
 }
@@ -530,12 +533,15 @@ call_finish(struct call *c)
 	session_results_link(s, c->results);
 	r.results = c->results;
 	r.results_truncated = c->results_truncated;
+	/* Before the session can go: the layer is in its sandbox. */
+	r.packages = killed ? NULL : packages_list(&s->pkg, s->spec.dir);
 	s->call = NULL;
 	s->last_used = mono_ms();
 	c->hooks.done(c->hooks.arg, &r);
 	free(r.stdout_text);
 	free(r.stderr_text);
 	json_decref(r.artifacts);
+	json_decref(r.packages);
 	json_decref(skipped);
 	call_free(c);
 	if (killed && !s->srv->stopping)

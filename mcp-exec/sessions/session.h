@@ -65,6 +65,9 @@ struct call_result {
 	json_t		*skipped;	/* borrowed, may be NULL */
 	json_t		*results;	/* [{type, text, ...}] (borrowed) */
 	int		 results_truncated;
+	/* What the package layer holds after the call, [{name, version,
+	 * sha256, url}] (borrowed); NULL without a layer or when killed. */
+	json_t		*packages;
 };
 
 struct call_hooks {

@@ -15,6 +15,7 @@
 
 #include "frame.h"
 #include "network.h"
+#include "packages.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/stage.h"
 #include "server.h"
@@ -51,6 +52,8 @@ struct session {
 	char			 store[PATH_MAX];	/* artifacts kept: in the
 						   sandbox's directory */
 	struct net_link		 net;		/* netguard's policy, if any */
+	struct pkg_layer	 pkg;		/* pip's layer, if the profile
+						   has packages.install */
 	uint64_t		 oom_counted;	/* kills in the metrics already */
 	struct quota_bill	 bill;		/* its sessions quota */
 };

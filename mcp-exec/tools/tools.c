@@ -268,6 +268,13 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		json_object_set_new(ev, "tool", json_string(pc->tool));
 		if (pc->argv != NULL)
 			json_object_set(ev, "argv", pc->argv);
+		/* The session's layer as it stands: a reviewer rebuilds it
+		 * from the profile's index and these hashes. */
+		if (r->packages != NULL) {
+			json_object_set(ev, "packages", r->packages);
+			json_object_set_new(ev, "package_index",
+			    json_string(p->pkg_index));
+		}
 	}
 	server_audit(pc->srv, tool_with_client(pc->rq, ev));
 }
