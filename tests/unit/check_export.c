@@ -21,6 +21,7 @@
 
 static const char *const cases[] = {
 	"code_execution_allow",
+	"code_execution_packages",
 	"code_execution_exit1",
 	"code_execution_deny",
 	"egress_denied",

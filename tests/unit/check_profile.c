@@ -99,6 +99,16 @@ static const char *const bad[] = {
 	"tls: {cert: /etc/ssl/x.pem}\n",
 	"runtime: kvm\n",
 	"runtime: [gvisor]\n",
+	"network: mirror\npackages: {install: true}\n",
+	"network: none\npackages: {install: true, index: https://pypi.org/simple}\n",
+	"network: mirror\npackages: {install: true, index: http://pypi.org/simple}\n",
+	"network: mirror\npackages: {install: true, index: \"https://pypi.org/simple x\"}\n",
+	"network: mirror\npackages: {install: true, index: \"https://pypi.org/simple\\n\"}\n",
+	"network: mirror\npackages: {install: true, index: https:///simple}\n",
+	"network: mirror\npackages: {install: 1, index: https://pypi.org/simple}\n",
+	"network: mirror\npackages: {install: true, index: https://pypi.org/simple, "
+	    "cache: true}\n",
+	"network: mirror\nruntime: gvisor\npackages: {install: true, index: https://pypi.org/simple}\n",
 };
 
 START_TEST(test_bad_values_refused)
@@ -127,6 +137,28 @@ START_TEST(test_tls_follows_network)
 	rules_with(dir, sizeof(dir), "network: mirror\ntls: {ca_bundle: none}\n");
 	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
 	ck_assert_int_eq(p.tls_on, 0);
+}
+END_TEST
+
+START_TEST(test_packages_parsed)
+{
+	struct profile	 p;
+	char		 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), "network: mirror\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.pkg_install, 0);
+	rules_with(dir, sizeof(dir), "network: mirror\npackages: {install: true, "
+	    "index: \"https://pypi.corp.example:8443/root/pypi/+simple/\"}\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.pkg_install, 1);
+	ck_assert_str_eq(p.pkg_index,
+	    "https://pypi.corp.example:8443/root/pypi/+simple/");
+	/* Off, an index may be named and is left unused. */
+	rules_with(dir, sizeof(dir), "network: none\npackages: {install: false, "
+	    "index: https://pypi.org/simple}\n");
+	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_int_eq(p.pkg_install, 0);
 }
 END_TEST
 
@@ -342,6 +374,7 @@ profile_suite(void)
 	tcase_add_test(tc, test_gvisor_refused_without_runsc);
 	tcase_add_loop_test(tc, test_bad_values_refused, 0, (int)nitems(bad));
 	tcase_add_test(tc, test_tls_follows_network);
+	tcase_add_test(tc, test_packages_parsed);
 	tcase_add_test(tc, test_tls_extra_ca_accepted);
 	tcase_add_loop_test(tc, test_tls_extra_ca_refused, 0,
 	    (int)nitems(bad_ca));
