@@ -5,6 +5,13 @@
 # context; a session of a profile without it fails verification although
 # the host's bundle is there, read-only.  `stockade rules check` and
 # mcp-exec's load refuse an extra_ca that is not a PEM of certificates.
+# The same host serves a PEP 503 index of wheels this test builds: with
+# packages.install, pip installs into the session's own layer (importable
+# there, in the driver and a subprocess; not in another session, a new one
+# or on the host; an index elsewhere is out of reach; the workspace cap
+# holds against a package that unpacks past it; the audit lists each wheel
+# by name, version and sha256).  The profile without it gets Debian's
+# externally-managed-environment refusal.
 . "$(dirname "$0")/lib.sh"
 
 need_netguard
@@ -35,6 +42,12 @@ openssl x509 -req -in "$P/host.csr" -CA "$P/ca.pem" -CAkey "$P/ca.key" \
     -CAcreateserial -days 2 -extfile "$P/ext" -out "$P/host.pem" 2>"$P/err" ||
     fail "sign: $(cat "$P/err")"
 printf 'tls:\n  extra_ca: %s\n' "$P/ca.pem" >>"$R/profiles/default.yaml"
+# The package layer shares the workspace's cap: small, so one wheel can
+# unpack past it.
+WS_CAP=$((16 * 1024 * 1024))
+sed -i "s|^  workspace_size:.*|  workspace_size: 16M|" "$R/profiles/default.yaml"
+printf 'packages:\n  install: true\n  index: https://tls.test/simple\n' \
+    >>"$R/profiles/default.yaml"
 
 # A bad extra_ca is refused by the loaders: rules check and mcp-exec -n.
 "$STOCKADE" rules check "$R" >"$T/check" 2>&1 || fail "rules check: $(cat "$T/check")"
@@ -53,23 +66,89 @@ for bad in junk.pem:'no PEM certificate' with-key.pem:'holds a private key' \
 	grep -q "${bad#*:}" "$T/check" || fail "mcp-exec -n on ${bad%%:*}: $(cat "$T/check")"
 done
 note "extra_ca: rules check and mcp-exec -n refuse junk, a private key, a missing file"
+sed -i "s|^  extra_ca:.*|  extra_ca: $P/ca.pem|" "$T/bad/profiles/default.yaml"
+# bad_packages EXPECT LINE...: the profile's packages section as LINEs is
+# refused by rules check with EXPECT at file:line:column.
+bad_packages() {
+	local want=$1
+	shift
+	sed -i "/^packages:/,\$d" "$T/bad/profiles/default.yaml"
+	printf '%s\n' packages: "$@" >>"$T/bad/profiles/default.yaml"
+	"$STOCKADE" rules check "$T/bad" >"$T/check" 2>&1 &&
+	    fail "rules check accepts packages: $*"
+	grep -q "default.yaml:[0-9]*:[0-9]*: $want" "$T/check" ||
+	    fail "rules check on packages: $*: $(cat "$T/check")"
+}
+bad_packages "index: an https:// URL" "  install: true" "  index: http://tls.test/simple"
+bad_packages "index: an https:// URL" "  install: true" \
+    '  index: "https://tls.test/simple --trusted-host evil.test"'
+bad_packages "unknown key" "  install: true" "  indx: https://tls.test/simple"
+bad_packages "key .install.: expected a boolean" "  install: please" "  index: https://tls.test/simple"
+bad_packages "packages: install needs an index" "  install: true"
+sed -i "s|^network:.*|network: none|" "$T/bad/profiles/default.yaml"
+bad_packages "packages: install: the index is reached through" "  install: true" \
+    "  index: https://tls.test/simple"
+note "packages: rules check refuses http and odd index URLs, unknown keys, no index, no network"
+
+# Two wheels, made by hand (a wheel is a zip with a RECORD of sha256s), and
+# a PEP 503 index of them under the https host's root.
+W="$T/www"
+mkdir -p "$W"
+"$PY" - "$W" <<'PY'
+import base64, hashlib, os, sys, zipfile
+www = sys.argv[1]
+def wheel(name, files):
+    mod = name.replace("-", "_")
+    di = f"{mod}-0.1.dist-info"
+    files = dict(files)
+    files[f"{di}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n".encode()
+    files[f"{di}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: stockade-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    rec = ""
+    for path, data in files.items():
+        h = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rec += f"{path},sha256={h},{len(data)}\n"
+    files[f"{di}/RECORD"] = (rec + f"{di}/RECORD,,\n").encode()
+    fn = f"{mod}-0.1-py3-none-any.whl"
+    os.makedirs(f"{www}/packages", exist_ok=True)
+    with zipfile.ZipFile(f"{www}/packages/{fn}", "w", zipfile.ZIP_DEFLATED) as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    sha = hashlib.sha256(open(f"{www}/packages/{fn}", "rb").read()).hexdigest()
+    os.makedirs(f"{www}/simple/{name}", exist_ok=True)
+    with open(f"{www}/simple/{name}/index.html", "w") as f:
+        f.write(f'<!DOCTYPE html><html><body><a href="../../packages/{fn}#sha256={sha}">{fn}</a></body></html>\n')
+    return sha
+tiny = wheel("stockade-tinypkg", {"stockade_tinypkg/__init__.py": b'VALUE = "tiny 0.1"\n'})
+# Unpacks to 24 MiB of zeros past the 16 MiB cap; a few KiB to download.
+wheel("stockade-hugepkg", {"stockade_hugepkg/__init__.py": b"",
+                           "stockade_hugepkg/blob.bin": bytes(24 << 20)})
+with open(f"{www}/simple/index.html", "w") as f:
+    f.write('<!DOCTYPE html><html><body><a href="stockade-tinypkg/">stockade-tinypkg</a>'
+            '<a href="stockade-hugepkg/">stockade-hugepkg</a></body></html>\n')
+open(f"{www}/tiny.sha256", "w").write(tiny + "\n")
+PY
+TINY_SHA=$(cat "$W/tiny.sha256")
 
 # tls.test on its own documentation address, HTTPS with the test CA's cert.
 ip -n "$NS_W" addr add "$TLS_ADDR/32" dev w0
 echo "$TLS_ADDR tls.test" >>"$HOSTS"
 kill -HUP "$DNSMASQ_PID"
 cat >"$T/https.py" <<'PY'
-import http.server, ssl, sys
-class H(http.server.BaseHTTPRequestHandler):
+import functools, http.server, ssl, sys
+class H(http.server.SimpleHTTPRequestHandler):
     def do_GET(self):
+        if self.path != "/":
+            return super().do_GET()	# the package index, from argv[5]
         body = b"tls world\n"
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-    def log_message(self, *a):
-        pass
-srv = http.server.ThreadingHTTPServer((sys.argv[1], 443), H)
+    def log_message(self, fmt, *a):
+        with open(sys.argv[4] + ".log", "a") as f:
+            f.write(self.requestline + "\n")
+srv = http.server.ThreadingHTTPServer((sys.argv[1], 443),
+                                      functools.partial(H, directory=sys.argv[5]))
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(sys.argv[2], sys.argv[3])
 srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
@@ -77,7 +156,7 @@ open(sys.argv[4], "w").write("ready\n")
 srv.serve_forever()
 PY
 ip netns exec "$NS_W" "$PY" "$T/https.py" "$TLS_ADDR" "$P/host.pem" "$P/host.key" \
-    "$T/https.ready" 2>>"$T/https.err" &
+    "$T/https.ready" "$W" 2>>"$T/https.err" &
 disown $!
 for _ in $(seq 1 100); do [ -s "$T/https.ready" ] && break; sleep 0.05; done
 [ -s "$T/https.ready" ] || fail "https host did not start: $(cat "$T/https.err")"
@@ -139,6 +218,126 @@ echo "$out" | grep -q "env $CA_FILE " || fail "no trust environment without extr
 echo "$out" | grep -q "read-only /etc/ssl/certs/ca-certificates.crt\\\\n" ||
     fail "system bundle not read-only: $out"
 note "profile without it: the system bundle (read-only), CERTIFICATE_VERIFY_FAILED"
+
+# ------------------------------------------------------------ packages
+# pyargs FILE [SESSION]: execute_python's arguments for the code in FILE.
+pyargs() {
+	"$PY" -c 'import json, sys
+a = {"code": open(sys.argv[1]).read()}
+if len(sys.argv) > 2:
+    a["session_id"] = sys.argv[2]
+print(json.dumps(a))' "$@"
+}
+sid_of() {
+	"$PY" -c 'import json, sys
+print(json.loads(sys.stdin.readline())["result"]["structuredContent"]["session_id"])'
+}
+cat >"$T/pip.py" <<'PY'
+import os, subprocess, sys
+def pip(*args):
+    r = subprocess.run(["pip", "install", "--retries", "0", "--timeout", "3", *args],
+                       capture_output=True, text=True)
+    last = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()][-2:]
+    print("pip", r.returncode, " | ".join(last))
+def probe():
+    r = subprocess.run([sys.executable, "-c", "import stockade_tinypkg as t; print(t.VALUE)"],
+                       capture_output=True, text=True)
+    print("subprocess", r.stdout.strip() or "import-failed")
+    try:
+        import stockade_tinypkg
+        print("driver", stockade_tinypkg.VALUE, stockade_tinypkg.__file__)
+    except ImportError:
+        print("driver import-failed")
+    layer = os.environ.get("PYTHONUSERBASE", "/nonexistent")
+    found = [n for _, d, _ in os.walk(layer) for n in d if n.startswith("stockade_tinypkg")]
+    print("layer", ",".join(found) or "empty")
+PY
+# What each call does, after pip.py's helpers.
+call_code() { cat "$T/pip.py" - >"$T/call.py"; }
+
+# The profile without packages: Debian's marker stands, nothing installs.
+printf 'pip("stockade-tinypkg")\nprobe()\n' | call_code
+out=$(mcp_call b 2 "$(pyargs "$T/call.py")")
+echo "$out" | grep -q 'pip 1 .*PEP 668' ||
+    fail "pip without packages.install: not the externally-managed refusal: $out"
+echo "$out" | grep -q 'driver import-failed' || fail "installed without packages.install: $out"
+
+# Session A installs; the driver and a subprocess import it from the layer.
+printf 'pip("stockade-tinypkg")\nprobe()\n' | call_code
+sid_a=$(mcp_call a 2 "$(pyargs "$T/call.py")" | sid_of)
+out=$(grep '"id":2[,}]' "$T/a.out")
+echo "$out" | grep -q 'pip 0 .*Successfully installed stockade-tinypkg-0.1' ||
+    fail "pip install in session A: $out"
+echo "$out" | grep -q 'subprocess tiny 0.1' || fail "subprocess does not import it: $out"
+echo "$out" | grep -q "driver tiny 0.1 /opt/stockade/packages/lib/python3[.0-9]*/site-packages/stockade_tinypkg" ||
+    fail "the driver does not import it from the layer: $out"
+grep -q 'GET /simple/stockade-tinypkg/' "$T/https.ready.log" || fail "the index was not asked"
+# The audit lists the layer: name, version, the wheel's sha256.
+"$PY" - "$LOG" "$sid_a" "$TINY_SHA" >"$T/audit.err" <<'PY' ||
+import glob, json, sys
+log, sid, sha = sys.argv[1:]
+want = {"name": "stockade-tinypkg", "version": "0.1", "sha256": sha,
+        "url": "https://tls.test/packages/stockade_tinypkg-0.1-py3-none-any.whl"}
+for path in sorted(glob.glob(log + "/audit-*.log")):
+    for line in open(path):
+        ev = json.loads(line)
+        if ev.get("event") == "code_execution" and ev.get("session_id") == sid:
+            if want in ev.get("packages", []) and \
+                    ev.get("package_index") == "https://tls.test/simple":
+                sys.exit(0)
+            print(json.dumps(ev.get("packages")), ev.get("package_index"))
+sys.exit(1)
+PY
+    fail "code_execution without the package: $(cat "$T/audit.err")"
+note "packages: pip install in session A, imported by the driver and a subprocess; audited with its sha256"
+
+# An index the policy does not allow (by address: past the resolver too).
+printf 'pip("--timeout", "1", "--index-url", "https://198.51.100.20/simple", "stockade-hugepkg")\n' |
+    call_code
+out=$(mcp_call a 3 "$(pyargs "$T/call.py" "$sid_a")")
+echo "$out" | grep -q 'pip 1 ' || fail "pip from an index outside the policy: $out"
+printf 'pip("--extra-index-url", "https://denied.test/simple", "stockade-nosuch")\n' | call_code
+out=$(mcp_call a 4 "$(pyargs "$T/call.py" "$sid_a")")
+echo "$out" | grep -q 'pip 1 ' || fail "pip from an extra index outside the policy: $out"
+note "packages: an --index-url or --extra-index-url outside the L2 policy is out of reach"
+
+# A package that unpacks past the workspace cap fails; the session lives on.
+cat >"$T/huge.py" <<'PY'
+pip("stockade-hugepkg")
+st = os.statvfs("/opt/stockade/packages")
+print("cap", st.f_blocks * st.f_frsize, "same", os.statvfs("/workspace").f_fsid == st.f_fsid)
+probe()
+PY
+call_code <"$T/huge.py"
+out=$(mcp_call a 5 "$(pyargs "$T/call.py" "$sid_a")")
+echo "$out" | grep -q 'pip 1 .*No space left on device' || fail "huge package: $out"
+echo "$out" | grep -q "cap $WS_CAP same True" || fail "the layer is not on the workspace's cap: $out"
+echo "$out" | grep -q 'driver tiny 0.1' || fail "session A after the huge package: $out"
+# pip leaves what it had unpacked; removing it gives the space back.
+printf 'import shutil\nshutil.rmtree(os.environ["PYTHONUSERBASE"] + "/lib/python%%d.%%d/site-packages/stockade_hugepkg" %% sys.version_info[:2])\nprint("free", os.statvfs("/workspace").f_bavail * os.statvfs("/workspace").f_frsize > 15 << 20)\n' |
+    call_code
+out=$(mcp_call a 9 "$(pyargs "$T/call.py" "$sid_a")")
+echo "$out" | grep -q 'free True' || fail "the huge package's remains, removed, left no room: $out"
+note "packages: a wheel unpacking past the 16 MiB workspace cap fails with ENOSPC"
+
+# Another session, while A lives, and the host: neither has it.
+printf 'probe()\n' | call_code
+out=$(mcp_call a 6 "$(pyargs "$T/call.py")")
+echo "$out" | grep -q 'subprocess import-failed' && echo "$out" | grep -q 'driver import-failed' &&
+    echo "$out" | grep -q 'layer empty' || fail "a concurrent session sees A's package: $out"
+"$PY" -c 'import stockade_tinypkg' 2>/dev/null && fail "the host imports stockade_tinypkg"
+[ -z "$(find /usr/lib/python3* /usr/local/lib/python3* "$HOME/.local" -name 'stockade_tinypkg*' \
+    2>/dev/null)" ] || fail "stockade_tinypkg on the host"
+# A's session ends; its layer goes with it, and a new session starts bare.
+printf '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"close_session","arguments":{"session_id":"%s"}}}\n' \
+    "$sid_a" >&"$IN_a"
+mcp_call a 8 "$(pyargs "$T/call.py")" >"$T/new.out"
+grep -q '"id":7[,}]' "$T/a.out" || fail "close_session: no reply"
+grep -q 'driver import-failed' "$T/new.out" && grep -q 'layer empty' "$T/new.out" ||
+    fail "a new session sees the package: $(cat "$T/new.out")"
+[ -z "$(find "$S" -name 'stockade_tinypkg*' 2>/dev/null)" ] ||
+    fail "the closed session's layer is still in $S"
+note "packages: invisible to a concurrent and a new session and the host; gone with the session"
 
 eval "exec $IN_a>&- $IN_b>&-"
 wait "$PID_a" || fail "mcp-exec a did not stop cleanly"
