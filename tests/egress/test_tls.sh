@@ -44,8 +44,8 @@ openssl x509 -req -in "$P/host.csr" -CA "$P/ca.pem" -CAkey "$P/ca.key" \
 printf 'tls:\n  extra_ca: %s\n' "$P/ca.pem" >>"$R/profiles/default.yaml"
 # The package layer shares the workspace's cap: small, so one wheel can
 # unpack past it.
-WS_CAP=$((16 * 1024 * 1024))
-sed -i "s|^  workspace_size:.*|  workspace_size: 16M|" "$R/profiles/default.yaml"
+WS_CAP=$((4 * 1024 * 1024))
+sed -i "s|^  workspace_size:.*|  workspace_size: 4M|" "$R/profiles/default.yaml"
 printf 'packages:\n  install: true\n  index: https://tls.test/simple\n' \
     >>"$R/profiles/default.yaml"
 
@@ -119,9 +119,9 @@ def wheel(name, files):
         f.write(f'<!DOCTYPE html><html><body><a href="../../packages/{fn}#sha256={sha}">{fn}</a></body></html>\n')
     return sha
 tiny = wheel("stockade-tinypkg", {"stockade_tinypkg/__init__.py": b'VALUE = "tiny 0.1"\n'})
-# Unpacks to 24 MiB of zeros past the 16 MiB cap; a few KiB to download.
+# Unpacks to 8 MiB of zeros past the 4 MiB cap; a few KiB to download.
 wheel("stockade-hugepkg", {"stockade_hugepkg/__init__.py": b"",
-                           "stockade_hugepkg/blob.bin": bytes(24 << 20)})
+                           "stockade_hugepkg/blob.bin": bytes(8 << 20)})
 with open(f"{www}/simple/index.html", "w") as f:
     f.write('<!DOCTYPE html><html><body><a href="stockade-tinypkg/">stockade-tinypkg</a>'
             '<a href="stockade-hugepkg/">stockade-hugepkg</a></body></html>\n')
@@ -220,10 +220,12 @@ echo "$out" | grep -q "read-only /etc/ssl/certs/ca-certificates.crt\\\\n" ||
 note "profile without it: the system bundle (read-only), CERTIFICATE_VERIFY_FAILED"
 
 # ------------------------------------------------------------ packages
+# pip takes seconds, more on a loaded machine: wait up to a minute a call.
+MCP_CALL_TRIES=3000
 # pyargs FILE [SESSION]: execute_python's arguments for the code in FILE.
 pyargs() {
 	"$PY" -c 'import json, sys
-a = {"code": open(sys.argv[1]).read()}
+a = {"code": open(sys.argv[1]).read(), "timeout_ms": 60000}
 if len(sys.argv) > 2:
     a["session_id"] = sys.argv[2]
 print(json.dumps(a))' "$@"
@@ -237,8 +239,10 @@ import os, subprocess, sys
 def pip(*args):
     r = subprocess.run(["pip", "install", "--retries", "0", "--timeout", "3", *args],
                        capture_output=True, text=True)
-    last = [l for l in (r.stdout + r.stderr).splitlines() if l.strip()][-2:]
-    print("pip", r.returncode, " | ".join(last))
+    out = r.stdout + r.stderr
+    last = [l for l in out.splitlines() if l.strip()][-2:]
+    net = "Could not fetch URL https://198.51.100.20/" in out or "Could not fetch URL https://denied.test/" in out
+    print("pip", r.returncode, "unreachable" if net else "", " | ".join(last))
 def probe():
     r = subprocess.run([sys.executable, "-c", "import stockade_tinypkg as t; print(t.VALUE)"],
                        capture_output=True, text=True)
@@ -292,13 +296,17 @@ PY
 note "packages: pip install in session A, imported by the driver and a subprocess; audited with its sha256"
 
 # An index the policy does not allow (by address: past the resolver too).
-printf 'pip("--timeout", "1", "--index-url", "https://198.51.100.20/simple", "stockade-hugepkg")\n' |
-    call_code
+cat >"$T/other.py" <<'PY'
+print("by address:", end=" ")
+pip("-vv", "--timeout", "1", "--index-url", "https://198.51.100.20/simple", "stockade-hugepkg")
+print("by name:", end=" ")
+pip("-vv", "--extra-index-url", "https://denied.test/simple", "stockade-hugepkg==9")
+PY
+call_code <"$T/other.py"
 out=$(mcp_call a 3 "$(pyargs "$T/call.py" "$sid_a")")
-echo "$out" | grep -q 'pip 1 ' || fail "pip from an index outside the policy: $out"
-printf 'pip("--extra-index-url", "https://denied.test/simple", "stockade-nosuch")\n' | call_code
-out=$(mcp_call a 4 "$(pyargs "$T/call.py" "$sid_a")")
-echo "$out" | grep -q 'pip 1 ' || fail "pip from an extra index outside the policy: $out"
+echo "$out" | grep -q 'by address: pip 1 unreachable' || fail "pip from an index outside the policy: $out"
+echo "$out" | grep -q 'by name: pip 1 unreachable' || fail "pip from an extra index outside the policy: $out"
+expect_event egress_denied dst_ip=198.51.100.20 dst_port=443 rule=policy
 note "packages: an --index-url or --extra-index-url outside the L2 policy is out of reach"
 
 # A package that unpacks past the workspace cap fails; the session lives on.
@@ -314,11 +322,11 @@ echo "$out" | grep -q 'pip 1 .*No space left on device' || fail "huge package: $
 echo "$out" | grep -q "cap $WS_CAP same True" || fail "the layer is not on the workspace's cap: $out"
 echo "$out" | grep -q 'driver tiny 0.1' || fail "session A after the huge package: $out"
 # pip leaves what it had unpacked; removing it gives the space back.
-printf 'import shutil\nshutil.rmtree(os.environ["PYTHONUSERBASE"] + "/lib/python%%d.%%d/site-packages/stockade_hugepkg" %% sys.version_info[:2])\nprint("free", os.statvfs("/workspace").f_bavail * os.statvfs("/workspace").f_frsize > 15 << 20)\n' |
+printf 'import shutil\nshutil.rmtree(os.environ["PYTHONUSERBASE"] + "/lib/python%%d.%%d/site-packages/stockade_hugepkg" %% sys.version_info[:2])\nprint("free", os.statvfs("/workspace").f_bavail * os.statvfs("/workspace").f_frsize > 3 << 20)\n' |
     call_code
 out=$(mcp_call a 9 "$(pyargs "$T/call.py" "$sid_a")")
 echo "$out" | grep -q 'free True' || fail "the huge package's remains, removed, left no room: $out"
-note "packages: a wheel unpacking past the 16 MiB workspace cap fails with ENOSPC"
+note "packages: a wheel unpacking past the 4 MiB workspace cap fails with ENOSPC"
 
 # Another session, while A lives, and the host: neither has it.
 printf 'probe()\n' | call_code
