@@ -23,6 +23,7 @@
 #include "sandbox/capture.h"
 #include "sandbox/stage.h"
 #include "sessions/network.h"
+#include "sessions/packages.h"
 #include "util.h"
 
 #define READ_CHUNK	65536
@@ -258,6 +259,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	struct sandbox_exit	 ex;
 	struct streams		 st;
 	struct net_link		 net;
+	struct pkg_layer	 pkg;
+	json_t			*pk;
 	char			 session[64];
 	json_t			*result = NULL, *inputs = json_array();
 	unsigned		 timeout = rq->timeout_ms ? rq->timeout_ms :
@@ -266,6 +269,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	int64_t			 t0;
 	int			 timed_out, started = 0;
 
+	memset(&pkg, 0, sizeof(pkg));	/* freed on every way out */
 	if (rq->argv[0] == NULL || rq->argv[0][0] != '/') {
 		snprintf(err, errlen, "the command must be an absolute path "
 		    "(there is no PATH lookup in a sandbox)");
@@ -310,6 +314,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	snprintf(session, sizeof(session), "run-%s", spec.id);
 	network_prepare(&net, &spec, p, rq->conf->server.netguard_socket,
 	    session, "operator");
+	packages_prepare(&pkg, &spec, p);
 	if (sandbox_prepare(&spec, &sb, err, errlen) == -1)
 		goto out;
 	if (rq->nfiles > 0 && stage_all(rq, spec.dir, inputs, err, errlen) == -1)
@@ -352,6 +357,12 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	json_object_set_new(result, "duration_ms",
 	    json_integer((json_int_t)(now_ms() - t0)));
 	collect(rq, spec.dir, spec.id, result);
+	/* What the run's package layer held, for the audit (run_audit.c). */
+	if ((pk = packages_list(&pkg, spec.dir)) != NULL) {
+		json_object_set_new(result, "packages", pk);
+		json_object_set_new(result, "package_index",
+		    json_string(p->pkg_index));
+	}
 	json_object_set_new(result, "inputs", inputs);
 	inputs = NULL;
 	json_object_set_new(result, "limits", limits_json(p, timeout));
@@ -364,6 +375,7 @@ destroy:
 	sandbox_destroy(&sb);
 	network_detach(&net);
 out:
+	packages_free(&pkg);
 	json_decref(inputs);
 	return result;
 }

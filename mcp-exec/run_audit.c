@@ -168,6 +168,12 @@ run_audit_end(struct run_audit *ra, const struct run_request *rq,
 		    "timed_out")) ? "timeout" : "exited"));
 		if (why != NULL)
 			json_object_set_new(ev, "reason", json_string(why));
+		if (json_object_get(result, "packages") != NULL) {
+			json_object_set(ev, "packages",
+			    json_object_get(result, "packages"));
+			json_object_set(ev, "package_index",
+			    json_object_get(result, "package_index"));
+		}
 	}
 	if (run_audit_append(ra, ev, err, sizeof(err)) == -1)
 		log_warnx("audit: code_execution: %s", err);

@@ -347,6 +347,14 @@ grep -q 'driver import-failed' "$T/new.out" && grep -q 'layer empty' "$T/new.out
     fail "the closed session's layer is still in $S"
 note "packages: invisible to a concurrent and a new session and the host; gone with the session"
 
+# mcp-exec run has the layer too, and audits it.
+"$MX" run --rules "$R" --state-dir "$S" --timeout-ms 60000 -- /bin/sh -c \
+    'pip install stockade-tinypkg >/dev/null 2>&1 && python3 -c "import stockade_tinypkg as t; print(t.VALUE)"' \
+    >"$T/run.out" 2>>"$T/mx.err" || fail "mcp-exec run: $(tail -3 "$T/mx.err")"
+grep -q '"stdout": *"tiny 0.1\\n"' "$T/run.out" || fail "mcp-exec run with packages: $(cat "$T/run.out")"
+expect_event code_execution tool=run "packages~$TINY_SHA"
+note "packages: mcp-exec run installs into its sandbox's layer, audited the same way"
+
 eval "exec $IN_a>&- $IN_b>&-"
 wait "$PID_a" || fail "mcp-exec a did not stop cleanly"
 wait "$PID_b" || fail "mcp-exec b did not stop cleanly"
