@@ -15,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
 #include "packages.h"
 #include "util.h"
 
@@ -147,12 +146,11 @@ report_take(struct pkg_layer *pl, int root)
 	if ((fd = openat_beneath(root, PKG_REPORT, O_RDONLY | O_NONBLOCK |
 	    O_CLOEXEC)) == -1)
 		return;
+	/* Not one pip wrote: the hashes stay unknown (null), unlogged, as
+	 * the sandbox could otherwise write a log line per call. */
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > PKG_REPORT_MAX) {
-		log_warnx("package layer: %s is not a report pip wrote",
-		    PKG_REPORT);
+	    st.st_size > PKG_REPORT_MAX)
 		goto out;
-	}
 	buf = xmalloc((size_t)st.st_size + 1);
 	if ((n = read_all(fd, buf, (size_t)st.st_size)) < 0)
 		goto out;
