@@ -130,33 +130,18 @@ report_sha256(const json_t *item)
 	return NULL;
 }
 
-/* Takes the layer's report (if any) into pl->hashes and removes it. */
-static void
-report_take(struct pkg_layer *pl, int root)
+void
+packages_report_parse(struct pkg_layer *pl, const char *buf, size_t len)
 {
-	struct stat	 st;
 	json_error_t	 je;
 	json_t		*rep, *item;
-	char		*buf = NULL, key[2 * PKG_NAME_MAX + 4], norm[PKG_NAME_MAX];
+	char		 key[2 * PKG_NAME_MAX + 4], norm[PKG_NAME_MAX];
 	const char	*name, *version, *sha, *url;
-	ssize_t		 n;
 	size_t		 i;
-	int		 fd;
 
-	if ((fd = openat_beneath(root, PKG_REPORT, O_RDONLY | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
+	if (len > PKG_REPORT_MAX || (rep = json_loadb(buf, len,
+	    JSON_REJECT_DUPLICATES, &je)) == NULL)
 		return;
-	/* Not one pip wrote: the hashes stay unknown (null), unlogged, as
-	 * the sandbox could otherwise write a log line per call. */
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size > PKG_REPORT_MAX)
-		goto out;
-	buf = xmalloc((size_t)st.st_size + 1);
-	if ((n = read_all(fd, buf, (size_t)st.st_size)) < 0)
-		goto out;
-	if ((rep = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je)) ==
-	    NULL)
-		goto out;
 	json_array_foreach(json_object_get(rep, "install"), i, item) {
 		name = json_string_value(json_object_get(json_object_get(item,
 		    "metadata"), "name"));
@@ -174,6 +159,28 @@ report_take(struct pkg_layer *pl, int root)
 		    strncmp(url, "https://", 8) == 0 ? url : NULL));
 	}
 	json_decref(rep);
+}
+
+/* Takes the layer's report (if any) into pl->hashes and removes it. */
+static void
+report_take(struct pkg_layer *pl, int root)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = openat_beneath(root, PKG_REPORT, O_RDONLY | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return;
+	/* Not one pip wrote: the hashes stay unknown (null), unlogged, as
+	 * the sandbox could otherwise write a log line per call. */
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > PKG_REPORT_MAX)
+		goto out;
+	buf = xmalloc((size_t)st.st_size + 1);
+	if ((n = read_all(fd, buf, (size_t)st.st_size)) >= 0)
+		packages_report_parse(pl, buf, (size_t)n);
 out:
 	free(buf);
 	close(fd);
@@ -202,6 +209,7 @@ static void
 site_scan(int site, struct pkg_entry *e, size_t *n)
 {
 	struct dirent	*de;
+	struct stat	 st;
 	DIR		*d;
 	char		 base[PKG_NAME_MAX * 2], *dash;
 	size_t		 len, sl = strlen(PKG_DIR_SUFFIX);
@@ -212,6 +220,11 @@ site_scan(int site, struct pkg_entry *e, size_t *n)
 	}
 	while ((de = readdir(d)) != NULL && *n < PKG_LIST_MAX) {
 		len = strlen(de->d_name);
+		/* Directories pip made; a link or a file is not a package. */
+		if (!(de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN &&
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) ==
+		    0 && S_ISDIR(st.st_mode))))
+			continue;
 		if (len <= sl || len - sl >= sizeof(base) ||
 		    strcmp(de->d_name + len - sl, PKG_DIR_SUFFIX) != 0)
 			continue;
@@ -221,12 +234,13 @@ site_scan(int site, struct pkg_entry *e, size_t *n)
 		if ((dash = strchr(base, '-')) == NULL)
 			continue;
 		*dash = '\0';
-		/* word_ok bounds both below the entry's fields. */
+		/* word_ok bounds both below the entry's fields; sorted and
+		 * joined by the PEP 503 name. */
 		if (!word_ok(base) || !word_ok(dash + 1) ||
-		    xsnprintf(e[*n].name, sizeof(e[*n].name), "%s", base) ==
-		    -1 || xsnprintf(e[*n].version, sizeof(e[*n].version), "%s",
+		    xsnprintf(e[*n].version, sizeof(e[*n].version), "%s",
 		    dash + 1) == -1)
 			continue;
+		name_normalize(base, e[*n].name, sizeof(e[*n].name));
 		(*n)++;
 	}
 	closedir(d);
@@ -239,8 +253,7 @@ packages_list(struct pkg_layer *pl, const char *sandbox_dir)
 	struct dirent	*de;
 	DIR		*lib = NULL;
 	json_t		*out, *h;
-	char		 p[PATH_MAX], norm[PKG_NAME_MAX],
-			 key[2 * PKG_NAME_MAX + 4];
+	char		 p[PATH_MAX], key[2 * PKG_NAME_MAX + 4];
 	size_t		 n = 0, i, pys = 0;
 	int		 root, fd, site;
 
@@ -271,11 +284,10 @@ packages_list(struct pkg_layer *pl, const char *sandbox_dir)
 	close(root);
 	qsort(e, n, sizeof(*e), entry_cmp);
 	for (i = 0; i < n; i++) {
-		name_normalize(e[i].name, norm, sizeof(norm));
-		snprintf(key, sizeof(key), "%s==%s", norm, e[i].version);
+		snprintf(key, sizeof(key), "%s==%s", e[i].name, e[i].version);
 		h = json_object_get(pl->hashes, key);
 		json_array_append_new(out, json_pack("{s:s, s:s, s:O?, s:O?}",
-		    "name", norm, "version", e[i].version, "sha256",
+		    "name", e[i].name, "version", e[i].version, "sha256",
 		    json_object_get(h, "sha256"), "url", json_object_get(h,
 		    "url")));
 	}

@@ -41,5 +41,9 @@ void	 packages_prepare(struct pkg_layer *, struct sandbox_spec *,
  */
 json_t	*packages_list(struct pkg_layer *, const char *sandbox_dir);
 void	 packages_free(struct pkg_layer *);
+/* pip's --report (untrusted, len bytes) into pl->hashes; what is not a
+ * well-formed install entry with a sha256 is left out. */
+void	 packages_report_parse(struct pkg_layer *, const char *buf,
+	    size_t len);
 
 #endif
