@@ -7,7 +7,7 @@
 # then never make a test pass, and nothing this run writes there outlives
 # it: the mounts, and the network namespaces named beneath /run/netns, go
 # with the namespace.  Mount points that did not exist are made for the run
-# and removed after it.  Needs root (unshare, mount); otherwise it runs
+# and removed after it (by the last of overlapping runs).  Needs root (unshare, mount); otherwise it runs
 # the command as it is and says so.
 #
 # usage: tests/clean-slate.sh CMD [ARG...]
@@ -35,6 +35,11 @@ if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
 	exec "$@"
 fi
 
+# Runs may overlap (engineers beside CI): each holds a shared lock on /run
+# while it lives, and only the last to leave removes the mount points it
+# made; removing one another run has mounted over would detach that mount.
+exec 9</run
+flock -s 9
 made=""
 for p in $PATHS; do
 	[ -d "$p" ] && continue
@@ -85,7 +90,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/stockade-check.XXXXXX")
 TMPDIR=$tmp STOCKADE_CLEAN_SLATE=inside \
-    unshare --mount --propagation private -- "$0" "$@"
+    unshare --mount --propagation private -- "$0" "$@" 9<&-
 st=$?
 rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
 
@@ -97,7 +102,9 @@ done
 for d in $cgdirs; do
 	cg_remove "$d" || echo "clean-slate: $d left behind" >&2
 done
-for p in $made; do
-	rmdir "$p" 2>/dev/null || true
-done
+if flock -xn 9; then
+	for p in $made; do
+		rmdir "$p" 2>/dev/null || true
+	done
+fi
 exit $st
