@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "era.h"
 #include "log.h"
 #include "mcp.h"
 #include "util.h"
@@ -24,13 +25,19 @@ static const char *const level_names[] = {
 };
 
 #define INSTRUCTIONS_MAX	4096
+#define WHY_MAX			256
+
+/* The eras a method exists in. */
+#define LEGACY	0x1	/* after initialize (2025-11-25 and before) */
+#define MODERN	0x2	/* with _meta, no initialize (2026-07-28) */
 
 struct method {
 	const char	*name;
 	int		 notification;	/* no id, no reply */
 	int		 before_init;	/* allowed before initialize */
+	int		 eras;
 	void		(*fn)(struct mcp_conn *, const json_t *id,
-			    const json_t *params);
+			    const json_t *params, const struct era_req *);
 };
 
 /* ------------------------------------------------------------ connections */
@@ -154,6 +161,8 @@ port_result(struct tool_req *rq, json_t *result)
 {
 	struct inflight	*f = flight_of(rq);
 
+	if (f->era.modern)
+		result = era_result(result, f->cache);
 	mcp_respond(f->conn, f->id, result);
 	flight_done(f);
 }
@@ -169,7 +178,9 @@ port_fault(struct tool_req *rq, enum tool_fault fault, const char *msg)
 		code = RPC_INVALID_PARAMS;
 		break;
 	case TOOL_NOT_FOUND:
-		code = MCP_RESOURCE_NOT_FOUND;
+		/* 2026-07-28 moved "resource not found" to invalid params. */
+		code = f->era.modern ? RPC_INVALID_PARAMS :
+		    MCP_RESOURCE_NOT_FOUND;
 		break;
 	default:
 		code = RPC_INTERNAL_ERROR;
@@ -194,14 +205,24 @@ port_notify(struct tool_req *rq, const char *method, json_t *params)
 static void
 port_log(struct tool_req *rq, const char *level, json_t *data)
 {
-	int	 i;
+	struct inflight	*f;
+	int		 i;
 
 	for (i = 0; level_names[i] != NULL; i++)
 		if (strcmp(level, level_names[i]) == 0)
 			break;
 	if (level_names[i] == NULL)
 		i = LOG_LVL_ERROR;
-	mcp_log(flight_of(rq)->conn, (enum mcp_log_level)i, data);
+	f = flight_of(rq);
+	/* Modern: only at the level this request asked for, if it did. */
+	if (!f->era.modern)
+		mcp_log(f->conn, (enum mcp_log_level)i, data);
+	else if (f->era.log_level >= 0 && i >= f->era.log_level)
+		mcp_notify(f->conn, "notifications/message", json_pack("{s:s, "
+		    "s:s, s:o}", "level", level_names[i], "logger",
+		    SERVER_NAME, "data", data));
+	else
+		json_decref(data);
 }
 
 /* The transport left: mcp_conn_detach. */
@@ -218,16 +239,24 @@ static const struct tool_port mcp_port = {
 
 /* A request the tools layer answers, now or later, through mcp_port. */
 static struct inflight *
-inflight_new(struct mcp_conn *c, const json_t *id)
+inflight_new(struct mcp_conn *c, const json_t *id, const struct era_req *r,
+    enum era_cache cache)
 {
 	struct inflight	*f = xcalloc(1, sizeof(*f));
 
 	f->conn = c;
 	f->id = json_deep_copy(id);
+	f->era = *r;
+	f->cache = cache;
 	f->rq.port = &mcp_port;
 	f->rq.srv = c->srv;
 	f->rq.principal = c->principal;
-	f->rq.client = &c->client;
+	/* Modern: the client is who this request says it is. */
+	f->rq.client = r->modern ? &f->era.client : &c->client;
+	snprintf(f->rq.traceparent, sizeof(f->rq.traceparent), "%s",
+	    r->traceparent);
+	snprintf(f->rq.tracestate, sizeof(f->rq.tracestate), "%s",
+	    r->tracestate);
 	/* The request an audit record answers: its id, as text. */
 	if (json_is_string(id))
 		snprintf(f->rq.request_id, sizeof(f->rq.request_id), "%s",
@@ -258,7 +287,8 @@ client_info(struct mcp_conn *c, const json_t *info)
 }
 
 static void
-m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
 	const char	*want;
 	char		 instructions[INSTRUCTIONS_MAX];
@@ -295,18 +325,21 @@ m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params)
 }
 
 static void
-m_initialized(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_initialized(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
 }
 
 static void
-m_ping(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_ping(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
 	mcp_respond(c, id, json_object());
 }
 
 static void
-m_set_level(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_set_level(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
 	const char	*want = json_string_value(json_object_get(params, "level"));
 	int		 i;
@@ -323,9 +356,15 @@ m_set_level(struct mcp_conn *c, const json_t *id, const json_t *params)
 }
 
 static void
-m_cancelled(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_cancelled(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
-	const json_t	*rid = json_object_get(params, "requestId");
+	mcp_cancel(c, json_object_get(params, "requestId"));
+}
+
+void
+mcp_cancel(struct mcp_conn *c, const json_t *rid)
+{
 	struct inflight	*f;
 
 	/* Unknown ids are ignored: the call may have just finished. */
@@ -339,49 +378,81 @@ m_cancelled(struct mcp_conn *c, const json_t *id, const json_t *params)
 	}
 }
 
+/* A result now; a modern one says what it is and how long it keeps. */
 static void
-m_tools_list(struct mcp_conn *c, const json_t *id, const json_t *params)
+answer(struct mcp_conn *c, const json_t *id, json_t *result,
+    const struct era_req *r, enum era_cache cache)
 {
-	mcp_respond(c, id, json_pack("{s:o}", "tools", tools_list(c->srv, c->principal,
-	    &c->client)));
+	if (r->modern)
+		result = era_result(result, cache);
+	mcp_respond(c, id, result);
 }
 
 static void
-m_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_discover(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
-	tools_call(&inflight_new(c, id)->rq, params);
+	char	 instructions[INSTRUCTIONS_MAX];
+
+	/* What this caller's profile is, as initialize says it. */
+	tools_instructions(c->srv, c->principal, &r->client, instructions,
+	    sizeof(instructions));
+	mcp_respond(c, id, era_discover(instructions));
 }
 
 static void
-m_resources_list(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_tools_list(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
-	mcp_respond(c, id, resources_list(c->srv, c->principal));
+	/* The tools this caller may use: its own, cacheable as such. */
+	answer(c, id, json_pack("{s:o}", "tools", tools_list(c->srv,
+	    c->principal, r->modern ? &r->client : &c->client)), r,
+	    ERA_CALLER);
+}
+
+static void
+m_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
+{
+	tools_call(&inflight_new(c, id, r, ERA_NOCACHE)->rq, params);
+}
+
+static void
+m_resources_list(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
+{
+	answer(c, id, resources_list(c->srv, c->principal), r, ERA_PRIVATE);
 }
 
 static void
 m_resources_templates(struct mcp_conn *c, const json_t *id,
-    const json_t *params)
+    const json_t *params, const struct era_req *r)
 {
-	mcp_respond(c, id, resources_templates());
+	answer(c, id, resources_templates(), r, ERA_PUBLIC);
 }
 
 static void
-m_resources_read(struct mcp_conn *c, const json_t *id, const json_t *params)
+m_resources_read(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
-	resources_read(&inflight_new(c, id)->rq, params);
+	resources_read(&inflight_new(c, id, r, ERA_PRIVATE)->rq, params);
 }
 
+/* 2026-07-28 removed initialize, ping and logging/setLevel; no
+ * subscriptions/listen: our lists never change while we run. */
 static const struct method methods[] = {
-	{ "initialize", 0, 1, m_initialize },
-	{ "notifications/initialized", 1, 1, m_initialized },
-	{ "notifications/cancelled", 1, 1, m_cancelled },
-	{ "ping", 0, 1, m_ping },
-	{ "logging/setLevel", 0, 0, m_set_level },
-	{ "tools/list", 0, 0, m_tools_list },
-	{ "tools/call", 0, 0, m_tools_call },
-	{ "resources/list", 0, 0, m_resources_list },
-	{ "resources/templates/list", 0, 0, m_resources_templates },
-	{ "resources/read", 0, 0, m_resources_read },
+	{ "initialize", 0, 1, LEGACY, m_initialize },
+	{ "notifications/initialized", 1, 1, LEGACY, m_initialized },
+	{ "notifications/cancelled", 1, 1, LEGACY | MODERN, m_cancelled },
+	{ "ping", 0, 1, LEGACY, m_ping },
+	{ "logging/setLevel", 0, 0, LEGACY, m_set_level },
+	{ "server/discover", 0, 1, MODERN, m_discover },
+	{ "tools/list", 0, 0, LEGACY | MODERN, m_tools_list },
+	{ "tools/call", 0, 0, LEGACY | MODERN, m_tools_call },
+	{ "resources/list", 0, 0, LEGACY | MODERN, m_resources_list },
+	{ "resources/templates/list", 0, 0, LEGACY | MODERN,
+	    m_resources_templates },
+	{ "resources/read", 0, 0, LEGACY | MODERN, m_resources_read },
 };
 
 /* ------------------------------------------------------------ dispatch */
@@ -399,7 +470,10 @@ mcp_receive(struct mcp_conn *c, const char *data, size_t len)
 	json_error_t		 je;
 	json_t			*msg, *id, *params;
 	const char		*name, *ver;
+	struct era_req		 r;
+	char			 why[WHY_MAX];
 	size_t			 i;
+	int			 code;
 
 	if (len > c->srv->conf.server.max_message_bytes) {
 		mcp_error(c, NULL, RPC_INVALID_REQUEST, "message larger than %zu "
@@ -445,22 +519,42 @@ mcp_receive(struct mcp_conn *c, const char *data, size_t len)
 			    "an object");
 		goto out;
 	}
+	/* A request's version comes first, whatever its method. */
+	if (era_parse(params, &c->client, &r, &code, why, sizeof(why)) == -1 &&
+	    id != NULL) {
+		if (code == MCP_UNSUPPORTED_VERSION)
+			send_msg(c, json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}",
+			    "jsonrpc", "2.0", "id", id, "error", "code", code,
+			    "message", why, "data", era_unsupported_data(params)));
+		else
+			mcp_error(c, id, code, "%s", why);
+		goto out;
+	}
+	if (id == NULL)
+		r.modern = 0;	/* notifications carry no version */
 	for (i = 0; i < nitems(methods); i++)
 		if (strcmp(methods[i].name, name) == 0)
 			m = &methods[i];
-	if (m == NULL || (m->notification != (id == NULL))) {
+	if (m == NULL || (m->notification != (id == NULL)) ||
+	    (r.modern && !(m->eras & MODERN))) {
 		if (id != NULL)
 			mcp_error(c, id, RPC_METHOD_NOT_FOUND, "method not found: "
 			    "%.64s", name);
 		goto out;	/* unknown notifications are ignored */
 	}
-	if (!m->before_init && !c->initialized) {
+	if (!r.modern && !(m->eras & LEGACY)) {
+		mcp_error(c, id, RPC_INVALID_PARAMS, "params._meta[\"%s\"]: "
+		    "required (%s names its version in every request)",
+		    MCP_META_VERSION, MCP_MODERN);
+		goto out;
+	}
+	if (!r.modern && !m->before_init && !c->initialized) {
 		if (id != NULL)
 			mcp_error(c, id, RPC_INVALID_REQUEST, "not initialized: "
 			    "send initialize first");
 		goto out;
 	}
-	m->fn(c, id, params);
+	m->fn(c, id, params, &r);
 out:
 	json_decref(msg);
 }

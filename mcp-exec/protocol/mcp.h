@@ -2,9 +2,10 @@
  * MCP over JSON-RPC 2.0: message validation, the lifecycle, and dispatch
  * to the methods mcp-exec serves.  Transport-neutral: a transport hands in
  * one message at a time and gives a send function for what goes back.
- * Methods are a table; a protocol revision without the initialize
- * handshake (2026-07-28) adds entries and per-request metadata, not a
- * rewrite.
+ * Methods are a table; each entry says in which eras it exists.  A
+ * request that names revision 2026-07-28 in its _meta is served on its
+ * own (era.c), whatever the connection did before; any other follows
+ * initialize, as in 2025-11-25.
  *
  * Ownership: a connection is reference counted; calls in flight hold a
  * reference, so a transport may go away while they finish.
@@ -17,6 +18,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "era.h"
 #include "sessions/profile.h"
 #include "sessions/server.h"
 #include "tools/tools.h"
@@ -49,7 +51,7 @@ struct mcp_conn {
 	char			 principal[PRINCIPAL_MAX];
 	/* clientInfo from initialize; the transport sets the rest. */
 	struct tool_client	 client;
-	int			 initialized;
+	int			 initialized;	/* by initialize: legacy */
 	char			 protocol[MCP_VERSION_MAX];
 	enum mcp_log_level	 log_level;
 	struct inflight_list	 inflight;
@@ -65,6 +67,8 @@ void		 mcp_conn_unref(struct mcp_conn *);
 
 /* One message from the transport (bytes, not yet parsed). */
 void		 mcp_receive(struct mcp_conn *, const char *data, size_t len);
+/* The request with this id is cancelled, as by notifications/cancelled. */
+void		 mcp_cancel(struct mcp_conn *, const json_t *id);
 
 /* Replies and notifications (stolen json). */
 void		 mcp_respond(struct mcp_conn *, const json_t *id, json_t *result);
@@ -83,6 +87,8 @@ struct inflight {
 	LIST_ENTRY(inflight)	 entry;
 	struct mcp_conn		*conn;
 	json_t			*id;
+	struct era_req		 era;	/* the request's own _meta */
+	enum era_cache		 cache;	/* of its result, when modern */
 	struct tool_req		 rq;
 };
 

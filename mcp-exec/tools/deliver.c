@@ -52,6 +52,18 @@ tool_client_json(const struct tool_client *c)
 	return o;
 }
 
+/* The caller's trace, so a SIEM can join the record with its spans. */
+static json_t *
+with_trace(struct tool_req *rq, json_t *ev)
+{
+	if (ev == NULL || rq->traceparent[0] == '\0')
+		return ev;
+	json_object_set_new(ev, "trace", json_pack("{s:s, s:s*}",
+	    "traceparent", rq->traceparent, "tracestate",
+	    rq->tracestate[0] != '\0' ? rq->tracestate : NULL));
+	return ev;
+}
+
 json_t *
 tool_with_client(struct tool_req *rq, json_t *ev)
 {
@@ -59,7 +71,7 @@ tool_with_client(struct tool_req *rq, json_t *ev)
 		json_object_set_new(ev, "client", tool_client_json(rq->client));
 		json_object_set_new(ev, "request", json_string(rq->request_id));
 	}
-	return ev;
+	return with_trace(rq, ev);
 }
 
 /* What every delivery record says about the request and who sent it. */
@@ -74,10 +86,10 @@ deliver_base(struct tool_req *rq, const char *event, const char *sid,
 	snprintf(nbuf, sizeof(nbuf), "%s", name ? name : "");
 	str_ascii(sbuf);
 	str_ascii(nbuf);
-	return json_pack("{s:s, s:s, s:s*, s:s, s:s, s:o, s:s}", "event",
-	    event, "principal", rq->principal, "session_id", sid ? sbuf : NULL,
-	    "artifact", nbuf, "how", how, "client",
-	    tool_client_json(rq->client), "request", rq->request_id);
+	return with_trace(rq, json_pack("{s:s, s:s, s:s*, s:s, s:s, s:o, s:s}",
+	    "event", event, "principal", rq->principal, "session_id",
+	    sid ? sbuf : NULL, "artifact", nbuf, "how", how, "client",
+	    tool_client_json(rq->client), "request", rq->request_id));
 }
 
 void

@@ -43,6 +43,8 @@ struct tool_req;
 #define CLIENT_GROUPS_MAX	16	/* groups of one caller that count */
 #define CLIENT_GROUP_MAX	64	/* a group's name */
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
+#define TOOL_TRACEPARENT_MAX	128	/* W3C traceparent (55 for version 00) */
+#define TOOL_TRACESTATE_MAX	513	/* W3C: propagate at least 512 */
 
 /*
  * Who is asking, for the audit trail: what the client says it is
@@ -88,6 +90,9 @@ struct tool_req {
 	const char		*principal;
 	const struct tool_client *client;	/* NULL: none known */
 	char			 request_id[TOOL_REQUEST_ID_MAX];
+	/* The caller's W3C trace context (_meta), validated; "" if none. */
+	char			 traceparent[TOOL_TRACEPARENT_MAX];
+	char			 tracestate[TOOL_TRACESTATE_MAX];
 	int			 cancelled;	/* the client cancelled it */
 	/* Set by a tool that runs on: called (once) on cancellation. */
 	void			(*cancel)(struct tool_req *);
@@ -105,8 +110,8 @@ int	tool_reachable(struct tool_req *);
 
 /* The client as an audit record's "client" object (new reference). */
 json_t	*tool_client_json(const struct tool_client *);
-/* Adds "client" and "request" to a record of this request; returns ev
- * (NULL stays NULL). */
+/* Adds "client", "request" and the caller's "trace" (when it sent one) to
+ * a record of this request; returns ev (NULL stays NULL). */
 json_t	*tool_with_client(struct tool_req *, json_t *ev);
 
 /*
