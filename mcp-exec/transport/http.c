@@ -112,6 +112,18 @@ http_header_one(struct evhttp_request *req, const char *name, const char **out)
 	return *out != NULL;
 }
 
+/* Whether an MCP-Protocol-Version names an initialize-based revision. */
+int
+http_version_legacy(const char *ver)
+{
+	size_t	 i;
+
+	for (i = 0; http_versions[i] != NULL; i++)
+		if (strcmp(ver, http_versions[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Whether a comma-separated list of media types names type. */
 static int
 media_listed(const char *list, const char *type)
@@ -268,8 +280,8 @@ inflight_has(const struct mcp_conn *conn, const json_t *id, int cancelled)
 	return 0;
 }
 
-static void
-post_request(struct http_sess *s, struct evhttp_request *req,
+void
+http_post_request(struct http_sess *s, struct evhttp_request *req,
     const json_t *msg, const char *body, size_t len, int sse)
 {
 	const struct server_conf *sc = &s->tr->srv->conf.server;
@@ -377,12 +389,17 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		}
 		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
-		s = http_sess_new(tr, principal);
+		s = http_sess_new(tr, principal, 0);
 		http_auth_session(tr, req, a, &s->conn->client);
-		post_request(s, req, msg, body, len, sse);
+		http_post_request(s, req, msg, body, len, sse);
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)
 			http_sess_free(s, 0, NULL);
+		goto out;
+	}
+	/* 2026-07-28: no MCP session, each request on its own. */
+	if (http_era_modern(req, msg)) {
+		http_era_post(tr, req, a, msg, body, len, sse);
 		goto out;
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)
@@ -390,7 +407,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	s->last_ms = mono_ms();
 	if (method != NULL && id != NULL) {
 		s->used = 1;
-		post_request(s, req, msg, body, len, sse);
+		http_post_request(s, req, msg, body, len, sse);
 		goto out;
 	}
 	/* A notification or a response: accepted, nothing to send back. */

@@ -155,9 +155,17 @@ call_finish(struct http_call *c, const json_t *msg)
 	struct evkeyvalq	*h = evhttp_request_get_output_headers(req);
 	struct evbuffer		*b;
 	char			*text;
+	int			 status = 200;
 
 	if (c->initialize && s->conn->initialized)
 		evhttp_add_header(h, "Mcp-Session-Id", s->id);
+	/* 2026-07-28 errors have HTTP statuses of their own, and JSON. */
+	if (s->stateless && !c->streaming && (status = http_era_status(msg)) !=
+	    200) {
+		if (c->sse)
+			evbuffer_drain(c->early, evbuffer_get_length(c->early));
+		c->sse = 0;
+	}
 	if (c->sse) {
 		sse_event(c->early, msg);
 		if (c->streaming) {
@@ -176,13 +184,15 @@ call_finish(struct http_call *c, const json_t *msg)
 		evbuffer_add(b, text, strlen(text));
 		free(text);
 		evhttp_add_header(h, "Content-Type", "application/json");
-		evhttp_send_reply(req, 200, NULL, b);
+		evhttp_send_reply(req, status, NULL, b);
 		evbuffer_free(b);
 	} else
 		http_reply_error(req, 500, RPC_INTERNAL_ERROR, "reply not "
 		    "encodable");
-	if (c != s->current)
+	if (c != s->current) {
 		http_call_free(c);
+		http_sess_settle(s);
+	}
 }
 
 /*
@@ -217,13 +227,21 @@ static void
 call_conn_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct http_call	*c = arg;
+	struct http_sess	*s = c->sess;
 	struct evhttp_request	*req = call_detach(c);
 
-	log_debug("http: connection closed before the reply to a request; "
-	    "the call goes on");
 	if (req != NULL && evhttp_request_get_connection(req) == NULL)
 		evhttp_request_free(req);
+	/* 2026-07-28: a closed response stream is the cancellation. */
+	if (s->stateless) {
+		log_debug("http: connection closed before the reply to a "
+		    "request: cancelled");
+		mcp_cancel(s->conn, c->id);
+	} else
+		log_debug("http: connection closed before the reply to a "
+		    "request; the call goes on");
 	http_call_free(c);
+	http_sess_settle(s);
 }
 
 void

@@ -70,6 +70,7 @@ struct http_sess {
 	char			 id[HTTP_SID_LEN + 1];
 	uint64_t		 last_ms;
 	int			 used;	/* a request came after initialize */
+	int			 stateless;	/* 2026-07-28: one request, no id */
 	TAILQ_HEAD(, http_call)	 calls;
 	unsigned		 ncalls;
 	struct http_call	*current;	/* being dispatched right now */
@@ -96,7 +97,12 @@ struct http_call {
  */
 int		 http_sess_admit(struct http_tr *, struct evhttp_request *,
 		    const char *principal);
-struct http_sess *http_sess_new(struct http_tr *, const char *principal);
+/* stateless: not an MCP session but one 2026-07-28 request, counted
+ * with the principal's requests and not among its sessions. */
+struct http_sess *http_sess_new(struct http_tr *, const char *principal,
+		    int stateless);
+/* A stateless one whose request is over goes. */
+void		 http_sess_settle(struct http_sess *);
 struct http_sess *http_sess_find(struct http_tr *, const char *id);
 void		 http_sess_free(struct http_sess *, int status,
 		    const char *why);
@@ -147,5 +153,23 @@ void		 http_call_abort(struct http_call *, int status,
 struct http_call *http_call_by_id(struct http_sess *, const json_t *id);
 /* The mcp_conn's send function; the transport argument is the session. */
 void		 http_send(void *sess, json_t *msg);
+
+/* Shared with http_era.c (http.c). */
+int		 http_version_legacy(const char *);
+void		 http_post_request(struct http_sess *, struct evhttp_request *,
+		    const json_t *msg, const char *body, size_t len, int sse);
+
+/*
+ * MCP 2026-07-28 (http_era.c): whether a POST is one (no Mcp-Session-Id,
+ * a version in _meta or a header no initialize-based era knows); serving
+ * it after its headers are checked against its body; and the HTTP status
+ * of an error reply of that era (400 for version and header errors, 404
+ * for an unknown method).
+ */
+int		 http_era_modern(struct evhttp_request *, const json_t *msg);
+void		 http_era_post(struct http_tr *, struct evhttp_request *,
+		    const struct http_auth *, const json_t *msg,
+		    const char *body, size_t len, int sse);
+int		 http_era_status(const json_t *msg);
 
 #endif

@@ -24,7 +24,7 @@
 #include "util.h"
 
 struct http_sess *
-http_sess_new(struct http_tr *tr, const char *principal)
+http_sess_new(struct http_tr *tr, const char *principal, int stateless)
 {
 	struct http_sess	*s = xcalloc(1, sizeof(*s));
 	uint8_t			 rnd[HTTP_SID_BYTES];
@@ -39,9 +39,18 @@ http_sess_new(struct http_tr *tr, const char *principal)
 	s->last_ms = mono_ms();
 	TAILQ_INIT(&s->calls);
 	s->conn = mcp_conn_new(tr->srv, principal, http_send, s);
+	s->stateless = stateless;
 	LIST_INSERT_HEAD(&tr->sessions, s, entry);
-	tr->nsessions++;
+	if (!stateless)
+		tr->nsessions++;
 	return s;
+}
+
+void
+http_sess_settle(struct http_sess *s)
+{
+	if (s->stateless && s->ncalls == 0 && s->current == NULL)
+		http_sess_free(s, 0, NULL);
 }
 
 /* Constant time in the id's value: ids cannot be found byte by byte. */
@@ -53,7 +62,7 @@ http_sess_find(struct http_tr *tr, const char *id)
 	if (strlen(id) != HTTP_SID_LEN)
 		return NULL;
 	LIST_FOREACH(s, &tr->sessions, entry)
-		if (CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0)
+		if (CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0 && !s->stateless)
 			found = s;
 	return found;
 }
@@ -67,7 +76,8 @@ http_sess_free(struct http_sess *s, int status, const char *why)
 	while ((c = TAILQ_FIRST(&s->calls)) != NULL)
 		http_call_abort(c, status, why);
 	LIST_REMOVE(s, entry);
-	s->tr->nsessions--;
+	if (!s->stateless)
+		s->tr->nsessions--;
 	mcp_conn_detach(s->conn);
 	free(s);
 }
@@ -79,7 +89,7 @@ sess_count(const struct http_tr *tr, const char *principal)
 	unsigned		 n = 0;
 
 	LIST_FOREACH(s, &tr->sessions, entry)
-		if (strcmp(s->conn->principal, principal) == 0)
+		if (!s->stateless && strcmp(s->conn->principal, principal) == 0)
 			n++;
 	return n;
 }
@@ -99,7 +109,8 @@ http_sess_requests(const struct http_tr *tr, const char *principal)
 static int
 sess_unused(const struct http_sess *s)
 {
-	return !s->used && s->ncalls == 0 && LIST_EMPTY(&s->conn->inflight);
+	return !s->stateless && !s->used && s->ncalls == 0 &&
+	    LIST_EMPTY(&s->conn->inflight);
 }
 
 /*
@@ -171,6 +182,10 @@ http_sess_reap(evutil_socket_t fd, short ev, void *arg)
 	unused = tr->srv->conf.server.http.unused_timeout_s * 1000ULL;
 	for (s = LIST_FIRST(&tr->sessions); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
+		if (s->stateless) {
+			http_sess_settle(s);
+			continue;
+		}
 		if (s->ncalls != 0 || now - s->last_ms < (s->used ? idle :
 		    unused))
 			continue;

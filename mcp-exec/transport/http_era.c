@@ -1,0 +1,182 @@
+/*
+ * POSTs of MCP 2026-07-28 on /mcp: no Mcp-Session-Id, every request on
+ * its own.  Before the body reaches the protocol, the headers that mirror
+ * it (MCP-Protocol-Version, Mcp-Method, Mcp-Name) must say exactly what
+ * the body says: a proxy that routes on them must see what we run.  Each
+ * request gets a connection of its own that ends with it; closing the
+ * response stream cancels the call.  Trusts the principal authenticate()
+ * found, nothing else.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/http.h>
+#include <openssl/evp.h>
+
+#include "http_int.h"
+#include "log.h"
+#include "protocol/era.h"
+#include "util.h"
+
+#define ERA_NAME_MAX	8192	/* a decoded Mcp-Name */
+#define B64_OPEN	"=?base64?"
+#define B64_CLOSE	"?="
+
+/* The version a request names in its _meta, or NULL. */
+static const char *
+meta_version(const json_t *msg)
+{
+	return json_string_value(json_object_get(json_object_get(
+	    json_object_get(msg, "params"), "_meta"), MCP_META_VERSION));
+}
+
+int
+http_era_modern(struct evhttp_request *req, const json_t *msg)
+{
+	const char	*sid, *ver, *method;
+
+	method = json_string_value(json_object_get(msg, "method"));
+	if (http_header_one(req, "Mcp-Session-Id", &sid) != 0 ||
+	    (method != NULL && strcmp(method, "initialize") == 0))
+		return 0;
+	if (meta_version(msg) != NULL)
+		return 1;
+	/* A version the initialize-based eras do not know is not theirs. */
+	return http_header_one(req, "MCP-Protocol-Version", &ver) == 1 &&
+	    !http_version_legacy(ver);
+}
+
+/*
+ * A header value in the Base64 sentinel form (=?base64?...?=) decoded
+ * into out; anything else as it is.  -1 when it does not decode.
+ */
+static int
+header_value(const char *v, char *out, size_t outlen)
+{
+	size_t	 len = strlen(v), n, pad = 0;
+	int	 got;
+
+	if (len < sizeof(B64_OPEN) - 1 + sizeof(B64_CLOSE) - 1 ||
+	    strncmp(v, B64_OPEN, sizeof(B64_OPEN) - 1) != 0 ||
+	    strcmp(v + len - (sizeof(B64_CLOSE) - 1), B64_CLOSE) != 0) {
+		if (len >= outlen)
+			return -1;
+		memcpy(out, v, len + 1);
+		return 0;
+	}
+	v += sizeof(B64_OPEN) - 1;
+	n = len - (sizeof(B64_OPEN) - 1) - (sizeof(B64_CLOSE) - 1);
+	if (n % 4 != 0 || n / 4 * 3 >= outlen)
+		return -1;
+	if (n > 0 && v[n - 1] == '=')
+		pad++;
+	if (n > 1 && v[n - 2] == '=')
+		pad++;
+	/* EVP_DecodeBlock counts the padding as zero bytes: take it off. */
+	if ((got = EVP_DecodeBlock((unsigned char *)out,
+	    (const unsigned char *)v, (int)n)) < 0 || (size_t)got < pad)
+		return -1;
+	got -= (int)pad;
+	/* A NUL inside would compare short. */
+	if (memchr(out, '\0', (size_t)got) != NULL)
+		return -1;
+	out[got] = '\0';
+	return 0;
+}
+
+static int
+mismatch(struct evhttp_request *req, const char *header, const char *why)
+{
+	http_reply_error(req, 400, MCP_HEADER_MISMATCH, "Header mismatch: %s "
+	    "%s", header, why);
+	return -1;
+}
+
+/* The headers against the body; -1 after replying 400. */
+static int
+era_check(struct evhttp_request *req, const json_t *msg)
+{
+	const json_t	*params = json_object_get(msg, "params");
+	const json_t	*meta = json_object_get(params, "_meta");
+	const char	*ver, *hmethod, *hname, *method, *name = NULL;
+	char		*decoded;
+	int		 bad;
+
+	method = json_string_value(json_object_get(msg, "method"));
+	if (json_object_get(msg, "id") == NULL)
+		return 0;	/* a notification: nothing is mirrored */
+	if (json_string_value(json_object_get(meta, MCP_META_VERSION)) ==
+	    NULL || !json_is_object(json_object_get(meta, MCP_META_CAPS))) {
+		http_reply_error(req, 400, RPC_INVALID_PARAMS, "params._meta "
+		    "needs %s and %s", MCP_META_VERSION, MCP_META_CAPS);
+		return -1;
+	}
+	if (http_header_one(req, "MCP-Protocol-Version", &ver) != 1)
+		return mismatch(req, "MCP-Protocol-Version", "is required, once");
+	if (strcmp(ver, json_string_value(json_object_get(meta,
+	    MCP_META_VERSION))) != 0)
+		return mismatch(req, "MCP-Protocol-Version", "differs from "
+		    "params._meta");
+	if (http_header_one(req, "Mcp-Method", &hmethod) != 1)
+		return mismatch(req, "Mcp-Method", "is required, once");
+	if (strcmp(hmethod, method) != 0)
+		return mismatch(req, "Mcp-Method", "differs from the body's "
+		    "method");
+	if (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0)
+		name = json_string_value(json_object_get(params, "name"));
+	else if (strcmp(method, "resources/read") == 0)
+		name = json_string_value(json_object_get(params, "uri"));
+	else
+		return 0;
+	if (http_header_one(req, "Mcp-Name", &hname) != 1)
+		return mismatch(req, "Mcp-Name", "is required, once");
+	decoded = xcalloc(1, ERA_NAME_MAX);
+	bad = header_value(hname, decoded, ERA_NAME_MAX) == -1 ||
+	    name == NULL || strcmp(decoded, name) != 0;
+	free(decoded);
+	if (bad)
+		return mismatch(req, "Mcp-Name", "differs from the body's name "
+		    "or uri");
+	return 0;
+}
+
+void
+http_era_post(struct http_tr *tr, struct evhttp_request *req,
+    const struct http_auth *a, const json_t *msg, const char *body,
+    size_t len, int sse)
+{
+	struct http_sess	*s;
+
+	if (era_check(req, msg) == -1)
+		return;
+	/* Notifications (cancellation is the stream closing) and responses
+	 * (we send no requests) have nothing to do here. */
+	if (json_object_get(msg, "method") == NULL ||
+	    json_object_get(msg, "id") == NULL) {
+		evhttp_send_reply(req, 202, NULL, NULL);
+		return;
+	}
+	/* Each request authenticates on its own: audited as one. */
+	s = http_sess_new(tr, a->principal, 1);
+	http_auth_session(tr, req, a, &s->conn->client);
+	http_post_request(s, req, msg, body, len, sse);
+	http_sess_settle(s);
+}
+
+int
+http_era_status(const json_t *msg)
+{
+	switch (json_integer_value(json_object_get(json_object_get(msg,
+	    "error"), "code"))) {
+	case MCP_HEADER_MISMATCH:
+	case MCP_UNSUPPORTED_VERSION:
+	case -32021:	/* MissingRequiredClientCapability */
+		return 400;
+	case RPC_METHOD_NOT_FOUND:
+		return 404;
+	default:
+		return 200;
+	}
+}
