@@ -42,7 +42,9 @@ http_stop() {
 	servers=${servers/ $1/}
 }
 
-[ -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] ||
+# Both SDK clients: v1 (2025-11-25) and v2 (both eras), as locked.
+[ -d "$HERE/node_modules/@modelcontextprotocol/sdk" ] &&
+    [ -d "$HERE/node_modules/@modelcontextprotocol/client" ] ||
 	(cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
 
 "$B/stockade" audit keygen "$T/keys" >/dev/null
