@@ -143,3 +143,104 @@ test("stdio: an unknown resource is -32602 in 2026-07-28", async () => {
   const r = await rpc("resources/read", { uri: "stockade://sessions/sess_0/artifacts/x", _meta: meta() });
   assert.equal(r.error.code, -32602);
 });
+
+// ------------------------------------------------------------ HTTP
+
+// One POST of a 2026-07-28 request; headers as a conforming client sends
+// them unless overridden (null leaves one out).
+async function post(method, params, { headers = {}, id = nextId++, token = http.tokenA, signal } = {}) {
+  const body = { jsonrpc: "2.0", id, method, params };
+  const h = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${token}`,
+    "MCP-Protocol-Version": params?._meta?.["io.modelcontextprotocol/protocolVersion"] ?? MODERN,
+    "Mcp-Method": method,
+  };
+  if (params?.name !== undefined) h["Mcp-Name"] = params.name;
+  if (params?.uri !== undefined) h["Mcp-Name"] = params.uri;
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === null) delete h[k];
+    else h[k] = v;
+  }
+  const res = await fetch(http.url, { method: "POST", headers: h, body: JSON.stringify(body), signal });
+  const text = await res.text();
+  // An SSE reply: the response is the last data line.
+  const data = res.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text.split("\n").filter((l) => l.startsWith("data: ")).pop().slice(6) : text;
+  return { status: res.status, headers: res.headers, msg: JSON.parse(data) };
+}
+
+test("http: discover needs no session and mints none", async () => {
+  const r = await post("server/discover", { _meta: meta() });
+  assert.equal(r.status, 200);
+  assert.equal(r.headers.get("mcp-session-id"), null);
+  assert.equal(r.msg.result.resultType, "complete");
+  assert.ok(r.msg.result.supportedVersions.includes(MODERN));
+});
+
+test("http: headers must say what the body says (400, -32020)", async () => {
+  const call = { name: "execute_python", arguments: { code: "1" }, _meta: meta() };
+  for (const [what, method, params, headers] of [
+    ["no Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": null }],
+    ["another Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": "resources/list" }],
+    ["no MCP-Protocol-Version", "tools/list", { _meta: meta() }, { "MCP-Protocol-Version": null }],
+    ["another MCP-Protocol-Version", "tools/list", { _meta: meta() }, { "MCP-Protocol-Version": "2025-11-25" }],
+    ["no Mcp-Name", "tools/call", call, { "Mcp-Name": null }],
+    ["another Mcp-Name", "tools/call", call, { "Mcp-Name": "close_session" }],
+    ["another Mcp-Name, in base64", "tools/call", call,
+      { "Mcp-Name": "=?base64?" + Buffer.from("close_session").toString("base64") + "?=" }],
+    ["a broken base64 Mcp-Name", "tools/call", call, { "Mcp-Name": "=?base64?%%%%?=" }],
+  ]) {
+    const r = await post(method, params, { headers });
+    assert.equal(r.status, 400, what);
+    assert.equal(r.msg.error.code, -32020, what);
+  }
+  const r = await post("tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN } });
+  assert.equal(r.status, 400, "no clientCapabilities");
+  assert.equal(r.msg.error.code, -32602);
+});
+
+test("http: a base64 Mcp-Name that matches is served", async () => {
+  const r = await post("tools/call", { name: "execute_python", arguments: { code: "print(6 * 7)" }, _meta: meta() },
+    { headers: { "Mcp-Name": "=?base64?" + Buffer.from("execute_python").toString("base64") + "?=" } });
+  assert.equal(r.status, 200);
+  assert.match(r.msg.result.structuredContent.stdout, /42/);
+  const sid = r.msg.result.structuredContent.session_id;
+  // The session is the principal's: another token cannot use it.
+  const b = await post("tools/call", { name: "execute_python", arguments: { code: "1", session_id: sid }, _meta: meta() },
+    { token: http.tokenB });
+  assert.equal(b.msg.result.isError, true);
+  await post("tools/call", { name: "close_session", arguments: { session_id: sid }, _meta: meta() });
+});
+
+test("http: unsupported versions are 400 -32022, unknown methods 404", async () => {
+  let r = await post("tools/list", { _meta: meta({ "io.modelcontextprotocol/protocolVersion": "1900-01-01" }) });
+  assert.equal(r.status, 400);
+  assert.equal(r.msg.error.code, -32022);
+  assert.ok(r.msg.error.data.supported.includes(MODERN));
+  r = await post("ping", { _meta: meta() });
+  assert.equal(r.status, 404);
+  assert.equal(r.msg.error.code, -32601);
+});
+
+test("http: the 2025-11-25 rules still hold without _meta", async () => {
+  const r = await post("tools/list", {}, { headers: { "MCP-Protocol-Version": "2025-11-25" } });
+  assert.equal(r.status, 400);
+  assert.match(r.msg.error.message, /Mcp-Session-Id/);
+});
+
+test("http: closing the response stream cancels the call", async () => {
+  const id = `cancel-${process.pid}-${Date.now()}`;
+  const ac = new AbortController();
+  const started = Date.now();
+  const p = post("tools/call", { name: "execute_python", arguments: { code: "import time\ntime.sleep(60)" },
+    _meta: meta({ traceparent: TP }) }, { id, signal: ac.signal }).catch((e) => e);
+  await records(id, "execution_started");
+  ac.abort();
+  assert.equal((await p).name, "AbortError");
+  const [ev] = await records(id, "code_execution");
+  assert.equal(ev.cancelled, true);
+  assert.equal(ev.trace.traceparent, TP);
+  assert.ok(Date.now() - started < 30000);
+});
