@@ -109,6 +109,27 @@ ecs_flow(struct doc *d, const json_t *o)
 	}
 }
 
+/*
+ * The caller's W3C traceparent (version-trace_id-parent_id-flags, checked
+ * by mcp-exec before it was recorded): trace.id is the agent's trace,
+ * span.id the agent's span that made the call.
+ */
+static void
+ecs_trace(struct doc *d, const json_t *o)
+{
+	const char	*tp;
+	char		 id[33];
+
+	tp = export_get_str(json_object_get(o, "trace"), "traceparent");
+	if (tp == NULL || strlen(tp) < 55 || tp[2] != '-' || tp[35] != '-' ||
+	    tp[52] != '-')
+		return;
+	snprintf(id, sizeof(id), "%.32s", tp + 3);
+	export_put(d, "trace.id", json_string(id));
+	snprintf(id, sizeof(id), "%.16s", tp + 36);
+	export_put(d, "span.id", json_string(id));
+}
+
 static void
 ecs_fields(struct doc *d, const struct record *r)
 {
@@ -138,6 +159,7 @@ ecs_fields(struct doc *d, const struct record *r)
 		    EXPORT_PORT_MAX);
 	}
 	ecs_client(d, o);
+	ecs_trace(d, o);
 	export_put_str(d, "destination.ip", export_dst_ip(o));
 	export_put_int_from(d, "destination.port", o, "dst_port", 0,
 	    EXPORT_PORT_MAX);

@@ -58,6 +58,7 @@ static const char *const cases[] = {
 	"artifact_delivered",
 	"artifact_refused",
 	"code_execution_http",
+	"code_execution_traced",
 };
 
 static const struct {

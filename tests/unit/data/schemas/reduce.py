@@ -16,7 +16,8 @@ import yaml
 ECS_SETS = ["@timestamp", "message", "ecs", "event", "process", "source",
             "destination", "client", "network", "dns", "user", "group",
             "host", "observer", "rule", "container", "related", "labels",
-            "tags", "file", "url", "service", "user_agent"]
+            "tags", "file", "url", "service", "user_agent", "trace",
+            "span"]
 ECS_KEEP = ("type", "allowed_values", "normalize", "required")
 
 # OCSF classes per event we emit (category/class file names).
