@@ -147,7 +147,7 @@ era_tracestate_ok(const char *s)
 		end = strchr(p, ',');
 		if (end == NULL)
 			end = p + strlen(p);
-		/* Optional white space around each member; empty ones allowed. */
+		/* White space around members is allowed, empty ones too. */
 		for (a = p; a < end && (*a == ' ' || *a == '\t'); a++)
 			;
 		for (b = end; b > a && (b[-1] == ' ' || b[-1] == '\t'); b--)
@@ -272,7 +272,7 @@ era_result(json_t *result, enum era_cache cache)
 	    "name", SERVER_NAME, "title", "Stockade sandbox", "version",
 	    STOCKADE_VERSION));
 	if (cache != ERA_NOCACHE) {
-		/* What is someone's own (sessions, artifacts) is never fresh. */
+		/* Someone's own (sessions, artifacts) is never fresh. */
 		json_object_set_new(result, "ttlMs", json_integer(cache ==
 		    ERA_PRIVATE ? 0 : ERA_TTL_MS));
 		json_object_set_new(result, "cacheScope", json_string(cache ==

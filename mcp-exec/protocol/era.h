@@ -35,7 +35,7 @@ enum era_cache { ERA_NOCACHE, ERA_PUBLIC, ERA_CALLER, ERA_PRIVATE };
 /* One request's own metadata; modern 0 for the initialize-based eras. */
 struct era_req {
 	int			 modern;
-	int			 log_level;	/* -1: no notifications/message */
+	int			 log_level;	/* -1: no log messages */
 	struct tool_client	 client;	/* modern: this request's */
 	char			 traceparent[TOOL_TRACEPARENT_MAX];
 	char			 tracestate[TOOL_TRACESTATE_MAX];

@@ -525,7 +525,8 @@ mcp_receive(struct mcp_conn *c, const char *data, size_t len)
 		if (code == MCP_UNSUPPORTED_VERSION)
 			send_msg(c, json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}",
 			    "jsonrpc", "2.0", "id", id, "error", "code", code,
-			    "message", why, "data", era_unsupported_data(params)));
+			    "message", why, "data",
+			    era_unsupported_data(params)));
 		else
 			mcp_error(c, id, code, "%s", why);
 		goto out;

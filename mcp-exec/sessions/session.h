@@ -124,6 +124,11 @@ void		 sessions_close_all(struct server *, const char *reason);
 json_t		*sessions_describe(struct server *);
 /* Closes sessions idle longer than the configured timeout. */
 void		 sessions_reap(struct server *);
+/*
+ * The principal's own sessions, newest first (new reference): id, created,
+ * idle_s, expires_in_s (idle time left before the reaper ends it), busy.
+ */
+json_t		*session_list(struct server *, const char *principal);
 /* The principal's artifacts as MCP resources (new reference). */
 json_t		*session_resources(struct server *, const char *principal);
 /* An artifact of a session the principal owns, read whole (caller frees). */

@@ -2,13 +2,36 @@
  * The session caps (server.sessions.max_per_principal, max_total).  At a
  * cap the least recently used idle session makes room, so one-shot calls
  * never run into sessions nobody uses; only busy sessions refuse a call.
- * Split from session.c for length; the same trust applies.
+ * And what a principal holds against them (session_list).  Split from
+ * session.c for length; the same trust applies.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "session.h"
 #include "session_int.h"
+
+json_t *
+session_list(struct server *srv, const char *principal)
+{
+	struct session	*s;
+	json_t		*list = json_array();
+	uint64_t	 idle, ttl, left;
+
+	ttl = (uint64_t)srv->conf.server.idle_timeout_s * 1000;
+	LIST_FOREACH(s, &srv->sessions, entry) {
+		if (strcmp(s->principal, principal) != 0)
+			continue;
+		idle = mono_ms() - s->last_used;
+		/* A busy one's clock starts again when its call ends. */
+		left = session_busy(s) ? ttl : idle >= ttl ? 0 : ttl - idle;
+		json_array_append_new(list, json_pack("{s:s, s:s, s:I, s:I, "
+		    "s:b}", "session_id", s->id, "created", s->since, "idle_s",
+		    (json_int_t)(idle / 1000), "expires_in_s",
+		    (json_int_t)(left / 1000), "busy", session_busy(s)));
+	}
+	return list;
+}
 
 static unsigned
 principal_sessions(struct server *srv, const char *principal)

@@ -231,8 +231,10 @@ execute_python_tool(struct server *srv, const struct profile *p)
 	    "calls. As in Jupyter, a trailing expression's value is printed, "
 	    "display(obj) is available, and matplotlib figures left open are "
 	    "saved as /workspace/figure_N.png; each shows in results (text, "
-	    "html, json, or an image naming its artifact). %s",
-	    network_phrase(p), facts);
+	    "html, json, or an image naming its artifact). A session ends "
+	    "after %u s without a call, or with close_session; list_sessions "
+	    "shows yours. %s",
+	    network_phrase(p), srv->conf.server.idle_timeout_s, facts);
 	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
 	    "name", "execute_python", "title", "Run Python in a sandbox",
 	    "description", desc,
@@ -242,15 +244,48 @@ execute_python_tool(struct server *srv, const struct profile *p)
 }
 
 static json_t *
-close_session_tool(void)
+close_session_tool(struct server *srv)
 {
+	char	 desc[TOOL_DESC_MAX];
+
+	snprintf(desc, sizeof(desc), "Ends a session: its sandbox, variables, "
+	    "files and artifacts are gone. Unclosed, a session ends by itself "
+	    "after %u s without a call (list_sessions shows yours).",
+	    srv->conf.server.idle_timeout_s);
 	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s], s:b}, "
 	    "s:o}", "name", "close_session", "title", "End a sandbox session",
-	    "description", "Ends a session: its sandbox, variables, files and "
-	    "artifacts are gone.",
+	    "description", desc,
 	    "inputSchema", "type", "object", "properties", "session_id",
 	    "type", "string", "required", "session_id",
 	    "additionalProperties", 0, "annotations", annotations(1, 1));
+}
+
+static json_t *
+list_sessions_tool(struct server *srv)
+{
+	char	 desc[TOOL_DESC_MAX];
+
+	snprintf(desc, sizeof(desc), "Lists your own sandbox sessions, "
+	    "newest first: session_id, created (UTC), idle_s, expires_in_s "
+	    "and busy. A session ends after %u s without a call (expires_in_s "
+	    "counts down; a call in it starts the count again), when "
+	    "close_session ends it, or when mcp-exec stops.",
+	    srv->conf.server.idle_timeout_s);
+	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{}, s:b}, s:{s:s, "
+	    "s:{s:{s:s, s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}}, s:[s,s,s,s,s]}}}, s:[s]}, s:o}",
+	    "name", "list_sessions", "title", "List your sandbox sessions",
+	    "description", desc,
+	    "inputSchema", "type", "object", "properties",
+	    "additionalProperties", 0,
+	    "outputSchema", "type", "object", "properties", "sessions", "type",
+	    "array", "items", "type", "object", "properties", "session_id",
+	    "type", "string", "created", "type", "string", "idle_s", "type",
+	    "integer", "expires_in_s", "type", "integer", "busy", "type",
+	    "boolean", "required", "session_id", "created", "idle_s",
+	    "expires_in_s", "busy", "required", "sessions",
+	    "annotations", json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", 1,
+	    "destructiveHint", 0, "idempotentHint", 1, "openWorldHint", 0));
 }
 
 static json_t *
@@ -427,8 +462,11 @@ tools_list(struct server *srv, const char *principal,
 	if (authz_tool_ok(&g, "execute_python"))
 		json_array_append_new(list, with_profile_arg(
 		    execute_python_tool(srv, p), &g));
-	if (authz_tool_ok(&g, "close_session"))
-		json_array_append_new(list, close_session_tool());
+	/* Listing one's own sessions goes with ending them. */
+	if (authz_tool_ok(&g, "close_session")) {
+		json_array_append_new(list, close_session_tool(srv));
+		json_array_append_new(list, list_sessions_tool(srv));
+	}
 	if (authz_tool_ok(&g, "list_files"))
 		json_array_append_new(list, list_files_tool());
 	if (authz_tool_ok(&g, "read_file"))

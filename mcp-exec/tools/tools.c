@@ -761,6 +761,23 @@ close_session(struct tool_req *rq, const json_t *args)
 	    "text", "text", "session closed", "isError", 0));
 }
 
+static void
+list_sessions(struct tool_req *rq, const json_t *args)
+{
+	static const char *const allowed[] = { NULL };
+	json_t		*list;
+	char		*text;
+
+	if (check_args(rq, args, allowed) == -1)
+		return;
+	list = session_list(rq->srv, rq->principal);
+	text = json_dumps(list, JSON_COMPACT);
+	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content",
+	    "type", "text", "text", text ? text : "[]", "structuredContent",
+	    "sessions", list, "isError", 0));
+	free(text);
+}
+
 void
 tools_call(struct tool_req *rq, const json_t *params)
 {
@@ -792,10 +809,16 @@ tools_call(struct tool_req *rq, const json_t *params)
 		if (!tool_permitted(rq, name))
 			goto out;
 	}
+	/* Granted with close_session: the caller's own sessions. */
+	if (strcmp(name, "list_sessions") == 0 &&
+	    !tool_permitted(rq, "close_session"))
+		goto out;
 	if (strcmp(name, "execute_python") == 0)
 		execute_python(rq, args, token);
 	else if (strcmp(name, "close_session") == 0)
 		close_session(rq, args);
+	else if (strcmp(name, "list_sessions") == 0)
+		list_sessions(rq, args);
 	else if (strcmp(name, "list_files") == 0)
 		files_list(rq, args);
 	else if (strcmp(name, "read_file") == 0)

@@ -43,7 +43,7 @@ struct tool_req;
 #define CLIENT_GROUPS_MAX	16	/* groups of one caller that count */
 #define CLIENT_GROUP_MAX	64	/* a group's name */
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
-#define TOOL_TRACEPARENT_MAX	128	/* W3C traceparent (55 for version 00) */
+#define TOOL_TRACEPARENT_MAX	128	/* W3C traceparent (00: 55 bytes) */
 #define TOOL_TRACESTATE_MAX	513	/* W3C: propagate at least 512 */
 
 /*

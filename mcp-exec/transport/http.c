@@ -47,11 +47,6 @@
 /* What a client that sends no MCP-Protocol-Version is assumed to speak. */
 #define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
 
-static const char *const http_versions[] = {
-	MCP_LATEST, "2025-06-18", "2025-03-26", NULL
-};
-
-
 /* ------------------------------------------------------------ replies */
 
 void
@@ -110,18 +105,6 @@ http_header_one(struct evhttp_request *req, const char *name, const char **out)
 		*out = kv->value;
 	}
 	return *out != NULL;
-}
-
-/* Whether an MCP-Protocol-Version names an initialize-based revision. */
-int
-http_version_legacy(const char *ver)
-{
-	size_t	 i;
-
-	for (i = 0; http_versions[i] != NULL; i++)
-		if (strcmp(ver, http_versions[i]) == 0)
-			return 1;
-	return 0;
 }
 
 /* Whether a comma-separated list of media types names type. */
@@ -235,7 +218,6 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 {
 	struct http_sess	*s;
 	const char		*sid, *ver;
-	size_t			 i;
 
 	if (http_header_one(req, "Mcp-Session-Id", &sid) != 1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "one "
@@ -260,9 +242,8 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 		ver = "";
 	if (ver == NULL)
 		ver = MCP_HTTP_DEFAULT_VERSION;
-	for (i = 0; http_versions[i] != NULL; i++)
-		if (strcmp(ver, http_versions[i]) == 0)
-			return s;
+	if (http_version_legacy(ver))
+		return s;
 	http_reply_error(req, 400, RPC_SERVER_ERROR, "unsupported "
 	    "MCP-Protocol-Version %.32s", ver);
 	return NULL;

@@ -23,6 +23,22 @@
 #define B64_OPEN	"=?base64?"
 #define B64_CLOSE	"?="
 
+/* The revisions an MCP session (initialize) may speak. */
+static const char *const legacy_versions[] = {
+	MCP_LATEST, "2025-06-18", "2025-03-26", NULL
+};
+
+int
+http_version_legacy(const char *ver)
+{
+	size_t	 i;
+
+	for (i = 0; legacy_versions[i] != NULL; i++)
+		if (strcmp(ver, legacy_versions[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* The version a request names in its _meta, or NULL. */
 static const char *
 meta_version(const json_t *msg)
@@ -113,7 +129,8 @@ era_check(struct evhttp_request *req, const json_t *msg)
 		return -1;
 	}
 	if (http_header_one(req, "MCP-Protocol-Version", &ver) != 1)
-		return mismatch(req, "MCP-Protocol-Version", "is required, once");
+		return mismatch(req, "MCP-Protocol-Version",
+		    "is required, once");
 	if (strcmp(ver, json_string_value(json_object_get(meta,
 	    MCP_META_VERSION))) != 0)
 		return mismatch(req, "MCP-Protocol-Version", "differs from "

@@ -70,7 +70,7 @@ struct http_sess {
 	char			 id[HTTP_SID_LEN + 1];
 	uint64_t		 last_ms;
 	int			 used;	/* a request came after initialize */
-	int			 stateless;	/* 2026-07-28: one request, no id */
+	int			 stateless;	/* 2026-07-28: one request */
 	TAILQ_HEAD(, http_call)	 calls;
 	unsigned		 ncalls;
 	struct http_call	*current;	/* being dispatched right now */

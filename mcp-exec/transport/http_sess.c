@@ -62,7 +62,8 @@ http_sess_find(struct http_tr *tr, const char *id)
 	if (strlen(id) != HTTP_SID_LEN)
 		return NULL;
 	LIST_FOREACH(s, &tr->sessions, entry)
-		if (CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0 && !s->stateless)
+		if (!s->stateless &&
+		    CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0)
 			found = s;
 	return found;
 }

@@ -211,6 +211,11 @@ test("http: a base64 Mcp-Name that matches is served", async () => {
   const b = await post("tools/call", { name: "execute_python", arguments: { code: "1", session_id: sid }, _meta: meta() },
     { token: http.tokenB });
   assert.equal(b.msg.result.isError, true);
+  const lb = await post("tools/call", { name: "list_sessions", arguments: {}, _meta: meta() }, { token: http.tokenB });
+  assert.ok(!lb.msg.result.structuredContent.sessions.some((s) => s.session_id === sid),
+    "another principal's sessions are not listed");
+  const la = await post("tools/call", { name: "list_sessions", arguments: {}, _meta: meta() });
+  assert.ok(la.msg.result.structuredContent.sessions.some((s) => s.session_id === sid));
   await post("tools/call", { name: "close_session", arguments: { session_id: sid }, _meta: meta() });
 });
 

@@ -59,6 +59,12 @@ for (const [kind, make] of [["stdio", stdioTransport], ["http", httpTransport]])
         r = await client.callTool({ name: "execute_python",
           arguments: { code: "print(n + 22)", session_id: sid } });
         assert.match(r.structuredContent.stdout, /42/);
+        // The session is an explicit handle: listed, with its expiry.
+        r = await client.callTool({ name: "list_sessions", arguments: {} });
+        const mine = r.structuredContent.sessions.find((s) => s.session_id === sid);
+        assert.ok(mine, JSON.stringify(r.structuredContent));
+        assert.ok(mine.expires_in_s > 0 && mine.expires_in_s <= 300);
+        assert.equal(mine.busy, false);
         // A refusal is a result; a call of no tool is a protocol error.
         r = await client.callTool({ name: "execute_python",
           arguments: { code: "1", session_id: "sess_00000000000000000000000000000000" } });
