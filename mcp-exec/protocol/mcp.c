@@ -153,6 +153,7 @@ flight_done(struct inflight *f)
 	LIST_REMOVE(f, entry);
 	mcp_conn_unref(f->conn);
 	json_decref(f->id);
+	json_decref(f->not_found);
 	free(f);
 }
 
@@ -186,7 +187,13 @@ port_fault(struct tool_req *rq, enum tool_fault fault, const char *msg)
 		code = RPC_INTERNAL_ERROR;
 		break;
 	}
-	mcp_error(f->conn, f->id, code, "%s", msg);
+	/* 2026-07-28 (SEP-2164): which resource was not found, as data. */
+	if (fault == TOOL_NOT_FOUND && f->not_found != NULL)
+		send_msg(f->conn, json_pack("{s:s, s:O, s:{s:i, s:s, s:O}}",
+		    "jsonrpc", "2.0", "id", f->id, "error", "code", code,
+		    "message", msg, "data", f->not_found));
+	else
+		mcp_error(f->conn, f->id, code, "%s", msg);
 	flight_done(f);
 }
 
@@ -435,7 +442,12 @@ static void
 m_resources_read(struct mcp_conn *c, const json_t *id, const json_t *params,
     const struct era_req *r)
 {
-	resources_read(&inflight_new(c, id, r, ERA_PRIVATE)->rq, params);
+	struct inflight	*f = inflight_new(c, id, r, ERA_PRIVATE);
+	const json_t	*uri = json_object_get(params, "uri");
+
+	if (r->modern && json_is_string(uri))
+		f->not_found = json_pack("{s:O}", "uri", (json_t *)uri);
+	resources_read(&f->rq, params);
 }
 
 /* 2026-07-28 removed initialize, ping and logging/setLevel; no
@@ -519,9 +531,11 @@ mcp_receive(struct mcp_conn *c, const char *data, size_t len)
 			    "an object");
 		goto out;
 	}
-	/* A request's version comes first, whatever its method. */
+	/* A request's version comes first, whatever its method; initialize
+	 * naming an older one in _meta is still initialize. */
 	if (era_parse(params, &c->client, &r, &code, why, sizeof(why)) == -1 &&
-	    id != NULL) {
+	    id != NULL && !(code == MCP_UNSUPPORTED_VERSION &&
+	    strcmp(name, "initialize") == 0)) {
 		if (code == MCP_UNSUPPORTED_VERSION)
 			send_msg(c, json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}",
 			    "jsonrpc", "2.0", "id", id, "error", "code", code,

@@ -89,6 +89,7 @@ struct inflight {
 	json_t			*id;
 	struct era_req		 era;	/* the request's own _meta */
 	enum era_cache		 cache;	/* of its result, when modern */
+	json_t			*not_found;	/* modern: error data then */
 	struct tool_req		 rq;
 };
 

@@ -361,6 +361,11 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		    "message (an object; batches are not supported)");
 		goto out;
 	}
+	/* 2026-07-28: no MCP session, each request on its own. */
+	if (http_era_modern(req, msg)) {
+		http_era_post(tr, req, a, msg, body, len, sse);
+		goto out;
+	}
 	if (method != NULL && id != NULL && strcmp(method, "initialize") == 0) {
 		if (http_header_one(req, "Mcp-Session-Id", &sid) != 0) {
 			http_reply_error(req, 400, RPC_INVALID_REQUEST,
@@ -376,11 +381,6 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)
 			http_sess_free(s, 0, NULL);
-		goto out;
-	}
-	/* 2026-07-28: no MCP session, each request on its own. */
-	if (http_era_modern(req, msg)) {
-		http_era_post(tr, req, a, msg, body, len, sse);
 		goto out;
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)

@@ -53,11 +53,12 @@ http_era_modern(struct evhttp_request *req, const json_t *msg)
 	const char	*sid, *ver, *method;
 
 	method = json_string_value(json_object_get(msg, "method"));
-	if (http_header_one(req, "Mcp-Session-Id", &sid) != 0 ||
-	    (method != NULL && strcmp(method, "initialize") == 0))
+	if (http_header_one(req, "Mcp-Session-Id", &sid) != 0)
 		return 0;
 	if (meta_version(msg) != NULL)
-		return 1;
+		return 1;	/* even initialize: then 404, it is gone */
+	if (method != NULL && strcmp(method, "initialize") == 0)
+		return 0;
 	/* A version the initialize-based eras do not know is not theirs. */
 	return http_header_one(req, "MCP-Protocol-Version", &ver) == 1 &&
 	    !http_version_legacy(ver);
@@ -101,12 +102,28 @@ header_value(const char *v, char *out, size_t outlen)
 	return 0;
 }
 
+/* A refusal of the request: 400, with its id as the spec asks. */
 static int
-mismatch(struct evhttp_request *req, const char *header, const char *why)
+refuse(struct evhttp_request *req, const json_t *msg, int code,
+    const char *text)
 {
-	http_reply_error(req, 400, MCP_HEADER_MISMATCH, "Header mismatch: %s "
-	    "%s", header, why);
+	const json_t	*id = json_object_get(msg, "id");
+
+	log_debug("http: 400: %s", text);
+	http_reply_json(req, 400, NULL, json_pack("{s:s, s:O, s:{s:i, s:s}}",
+	    "jsonrpc", "2.0", "id", id != NULL ? (json_t *)id : json_null(),
+	    "error", "code", code, "message", text));
 	return -1;
+}
+
+static int
+mismatch(struct evhttp_request *req, const json_t *msg, const char *header,
+    const char *why)
+{
+	char	 text[128];
+
+	snprintf(text, sizeof(text), "Header mismatch: %s %s", header, why);
+	return refuse(req, msg, MCP_HEADER_MISMATCH, text);
 }
 
 /* The headers against the body; -1 after replying 400. */
@@ -124,22 +141,21 @@ era_check(struct evhttp_request *req, const json_t *msg)
 		return 0;	/* a notification: nothing is mirrored */
 	if (json_string_value(json_object_get(meta, MCP_META_VERSION)) ==
 	    NULL || !json_is_object(json_object_get(meta, MCP_META_CAPS))) {
-		http_reply_error(req, 400, RPC_INVALID_PARAMS, "params._meta "
-		    "needs %s and %s", MCP_META_VERSION, MCP_META_CAPS);
-		return -1;
+		return refuse(req, msg, RPC_INVALID_PARAMS, "params._meta "
+		    "needs " MCP_META_VERSION " and " MCP_META_CAPS);
 	}
 	if (http_header_one(req, "MCP-Protocol-Version", &ver) != 1)
-		return mismatch(req, "MCP-Protocol-Version",
+		return mismatch(req, msg, "MCP-Protocol-Version",
 		    "is required, once");
 	if (strcmp(ver, json_string_value(json_object_get(meta,
 	    MCP_META_VERSION))) != 0)
-		return mismatch(req, "MCP-Protocol-Version", "differs from "
-		    "params._meta");
+		return mismatch(req, msg, "MCP-Protocol-Version",
+		    "differs from params._meta");
 	if (http_header_one(req, "Mcp-Method", &hmethod) != 1)
-		return mismatch(req, "Mcp-Method", "is required, once");
+		return mismatch(req, msg, "Mcp-Method", "is required, once");
 	if (strcmp(hmethod, method) != 0)
-		return mismatch(req, "Mcp-Method", "differs from the body's "
-		    "method");
+		return mismatch(req, msg, "Mcp-Method",
+		    "differs from the body's method");
 	if (strcmp(method, "tools/call") == 0 ||
 	    strcmp(method, "prompts/get") == 0)
 		name = json_string_value(json_object_get(params, "name"));
@@ -148,14 +164,14 @@ era_check(struct evhttp_request *req, const json_t *msg)
 	else
 		return 0;
 	if (http_header_one(req, "Mcp-Name", &hname) != 1)
-		return mismatch(req, "Mcp-Name", "is required, once");
+		return mismatch(req, msg, "Mcp-Name", "is required, once");
 	decoded = xcalloc(1, ERA_NAME_MAX);
 	bad = header_value(hname, decoded, ERA_NAME_MAX) == -1 ||
 	    name == NULL || strcmp(decoded, name) != 0;
 	free(decoded);
 	if (bad)
-		return mismatch(req, "Mcp-Name", "differs from the body's name "
-		    "or uri");
+		return mismatch(req, msg, "Mcp-Name",
+		    "differs from the body's name or uri");
 	return 0;
 }
 

@@ -144,6 +144,19 @@ test("stdio: an unknown resource is -32602 in 2026-07-28", async () => {
   assert.equal(r.error.code, -32602);
 });
 
+test("stdio: initialize is legacy even with _meta; both eras on one connection", async () => {
+  let r = await rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {},
+    clientInfo: { name: "legacy", version: "1" },
+    _meta: { "io.modelcontextprotocol/protocolVersion": "2025-11-25" } });
+  assert.equal(r.result.protocolVersion, "2025-11-25");
+  assert.equal(r.result.resultType, undefined, "a legacy result has no resultType");
+  proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+  r = await rpc("tools/list", {});
+  assert.equal(r.result.ttlMs, undefined);
+  r = await rpc("tools/list", { _meta: meta() });
+  assert.equal(r.result.resultType, "complete");
+});
+
 // ------------------------------------------------------------ HTTP
 
 // One POST of a 2026-07-28 request; headers as a conforming client sends

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The MCP client suite: the official TypeScript SDK client (from npm, pinned
 # in package-lock.json) against mcp-exec, with a stockade-auditd of its own;
-# then the official conformance suite (conformance/run.sh) against a second
-# mcp-exec --http without tokens.  Afterwards the audit trail must verify.
+# then the official conformance suite (conformance/run.sh: 2025-11-25, then
+# 2026-07-28's scenarios) against a second mcp-exec --http without tokens.
+# Afterwards the audit trail must verify.
 # With arguments (test files, e.g. sessions.test.mjs) only those run, and
 # neither the conformance suite nor the every-event-kind check.
 set -eu
@@ -92,6 +93,7 @@ if [ $# -gt 0 ]; then
 else
 	node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs
 	"$HERE/conformance/run.sh" "$cx_url"
+	"$HERE/conformance/run.sh" "$cx_url" 2026-07-28
 fi
 http_stop $mx
 http_stop $cx

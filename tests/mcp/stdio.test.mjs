@@ -25,7 +25,7 @@ test("tools/list describes every tool with schemas", async () => {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   assert.deepEqual(names, ["close_session", "execute_python", "list_files",
-    "read_file", "run_command"]);
+    "list_sessions", "read_file", "run_command"]);
   const py = tools.find((t) => t.name === "execute_python");
   assert.deepEqual(py.inputSchema.required, ["code"]);
   assert.equal(py.inputSchema.properties.timeout_ms.maximum, 60000);
