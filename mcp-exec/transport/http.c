@@ -385,6 +385,8 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)
 		goto out;
+	if (http_era_named(msg) && http_era_check(req, msg) == -1)
+		goto out;
 	s->last_ms = mono_ms();
 	if (method != NULL && id != NULL) {
 		s->used = 1;

@@ -48,6 +48,12 @@ meta_version(const json_t *msg)
 }
 
 int
+http_era_named(const json_t *msg)
+{
+	return meta_version(msg) != NULL;
+}
+
+int
 http_era_modern(struct evhttp_request *req, const json_t *msg)
 {
 	const char	*sid, *ver, *method;
@@ -127,8 +133,8 @@ mismatch(struct evhttp_request *req, const json_t *msg, const char *header,
 }
 
 /* The headers against the body; -1 after replying 400. */
-static int
-era_check(struct evhttp_request *req, const json_t *msg)
+int
+http_era_check(struct evhttp_request *req, const json_t *msg)
 {
 	const json_t	*params = json_object_get(msg, "params");
 	const json_t	*meta = json_object_get(params, "_meta");
@@ -182,7 +188,7 @@ http_era_post(struct http_tr *tr, struct evhttp_request *req,
 {
 	struct http_sess	*s;
 
-	if (era_check(req, msg) == -1)
+	if (http_era_check(req, msg) == -1)
 		return;
 	/* Notifications (cancellation is the stream closing) and responses
 	 * (we send no requests) have nothing to do here. */

@@ -167,6 +167,11 @@ void		 http_post_request(struct http_sess *, struct evhttp_request *,
  * for an unknown method).
  */
 int		 http_era_modern(struct evhttp_request *, const json_t *msg);
+/* Whether the body names a version in _meta; its headers against it (-1
+ * after replying 400), also inside an MCP session: what a proxy routes
+ * on must be what runs. */
+int		 http_era_named(const json_t *msg);
+int		 http_era_check(struct evhttp_request *, const json_t *msg);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);

@@ -248,6 +248,27 @@ test("http: the 2025-11-25 rules still hold without _meta", async () => {
   assert.match(r.msg.error.message, /Mcp-Session-Id/);
 });
 
+// Over HTTP, 2026-07-28 has no sessions: inside one, a 2026-07-28 header
+// is not a session's revision, and a 2025-11-25 one is not the body's.
+test("http: a 2026-07-28 request inside an MCP session is refused", async () => {
+  const init = await fetch(http.url, { method: "POST", headers: { "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream", Authorization: `Bearer ${http.tokenA}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25",
+      capabilities: {}, clientInfo: { name: "s", version: "1" } } }) });
+  const sid = init.headers.get("mcp-session-id");
+  assert.match(sid, /^[0-9a-f]{48}$/);
+  await init.text();
+  let r = await post("tools/list", { _meta: meta() },
+    { headers: { "Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25" } });
+  assert.equal(r.status, 400);
+  assert.equal(r.msg.error.code, -32020);
+  r = await post("tools/list", { _meta: meta() }, { headers: { "Mcp-Session-Id": sid } });
+  assert.equal(r.status, 400);
+  assert.match(r.msg.error.message, /MCP-Protocol-Version/);
+  await fetch(http.url, { method: "DELETE", headers: { "Mcp-Session-Id": sid, Authorization: `Bearer ${http.tokenA}`,
+    "MCP-Protocol-Version": "2025-11-25" } });
+});
+
 test("http: closing the response stream cancels the call", async () => {
   const id = `cancel-${process.pid}-${Date.now()}`;
   const ac = new AbortController();
