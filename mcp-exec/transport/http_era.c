@@ -143,8 +143,9 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 	int		 bad;
 
 	method = json_string_value(json_object_get(msg, "method"));
-	if (json_object_get(msg, "id") == NULL)
-		return 0;	/* a notification: nothing is mirrored */
+	/* A notification, or a response: nothing is mirrored. */
+	if (method == NULL || json_object_get(msg, "id") == NULL)
+		return 0;
 	if (json_string_value(json_object_get(meta, MCP_META_VERSION)) ==
 	    NULL || !json_is_object(json_object_get(meta, MCP_META_CAPS))) {
 		return refuse(req, msg, RPC_INVALID_PARAMS, "params._meta "

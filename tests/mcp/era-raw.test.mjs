@@ -269,6 +269,17 @@ test("http: a 2026-07-28 request inside an MCP session is refused", async () => 
     "MCP-Protocol-Version": "2025-11-25" } });
 });
 
+test("http: a response with a 2026-07-28 _meta is accepted, not run", async () => {
+  const res = await fetch(http.url, { method: "POST", headers: { "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream", Authorization: `Bearer ${http.tokenA}`,
+    "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 9, result: {}, params: { _meta: meta() } }) });
+  assert.equal(res.status, 202);
+  await res.text();
+  const r = await post("server/discover", { _meta: meta() });
+  assert.equal(r.status, 200, "the server is still there");
+});
+
 test("http: closing the response stream cancels the call", async () => {
   const id = `cancel-${process.pid}-${Date.now()}`;
   const ac = new AbortController();
