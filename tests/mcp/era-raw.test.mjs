@@ -55,7 +55,8 @@ test("stdio: server/discover without initialize", async () => {
   assert.ok(r.result.capabilities.tools);
   assert.match(r.result.instructions, /./);
   assert.equal(typeof r.result.ttlMs, "number");
-  assert.equal(r.result.cacheScope, "public");
+  // Instructions follow the caller's rules: cacheable, not shared.
+  assert.equal(r.result.cacheScope, "private");
   assert.equal(serverInfo(r).name, "stockade-mcp-exec");
 });
 
@@ -63,7 +64,8 @@ test("stdio: lists are cacheable and in a fixed order", async () => {
   const a = await rpc("tools/list", { _meta: meta() });
   const b = await rpc("tools/list", { _meta: meta() });
   assert.equal(a.result.resultType, "complete");
-  assert.equal(a.result.cacheScope, "public");
+  // Tools follow the caller's rules (principals.yaml): one context's.
+  assert.equal(a.result.cacheScope, "private");
   assert.ok(a.result.ttlMs > 0);
   assert.deepEqual(a.result.tools.map((t) => t.name), b.result.tools.map((t) => t.name));
   const res = await rpc("resources/list", { _meta: meta() });
