@@ -10,7 +10,7 @@
 #include "checkpoint.h"
 #include "util.h"
 
-static int
+int
 checkpoint_message(const struct checkpoint *cp, char *out, size_t outlen)
 {
 	char	 hex[SHA256_HEX + 1];

@@ -27,6 +27,11 @@ struct checkpoint {
 	uint8_t		sig[ED25519_SIG_LEN];
 };
 
+/*
+ * The exact text a checkpoint signs (what `openssl pkeyutl -verify -rawin`
+ * checks); its length, or -1 if it does not fit.
+ */
+int	 checkpoint_message(const struct checkpoint *, char *out, size_t outlen);
 /* Fills cp->sig and cp->key_id. */
 int	 checkpoint_sign(struct checkpoint *, EVP_PKEY *);
 /* 1 when the signature verifies with pub and the key ids match. */

@@ -597,7 +597,8 @@ verify_finish(struct verifier *v, const char *lastfile)
 	struct offhost	*oh;
 	char		 kid[KEY_ID_HEX + 1];
 
-	if (v->missing[0] != '\0' && !removed_has(v->removed, v->missing))
+	if (v->missing[0] != '\0' && !v->o->segment &&
+	    !removed_has(v->removed, v->missing))
 		return tampered(v, v->missing, 0, v->missing_before - 1,
 		    "file is missing and no rotate record says retention "
 		    "removed it");
@@ -617,8 +618,10 @@ verify_finish(struct verifier *v, const char *lastfile)
 		    kid);
 	}
 	hex_encode(v->prev, SHA256_LEN, v->r->head);
-	if (v->o->pubkey != NULL)
+	if (v->o->pubkey != NULL) {
 		v->r->unsigned_tail = v->r->last_seq - v->last_signed;
+		v->r->last_signed = v->last_signed;
+	}
 	return VERIFY_OK;
 }
 

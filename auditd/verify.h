@@ -21,6 +21,9 @@ enum verify_result {
 struct verify_opts {
 	EVP_PKEY	*pubkey;	/* checks checkpoint signatures */
 	const char	*checkpoints;	/* directory holding the off-host copy */
+	int		 segment;	/* a run of files cut from a longer log
+					 * (an evidence bundle): the first may
+					 * follow a file that is not there */
 };
 
 struct verify_report {
@@ -34,6 +37,7 @@ struct verify_report {
 	uint64_t		offhost_checked;	/* off-host matched */
 	uint64_t		offhost_skipped;	/* older than the log */
 	uint64_t		unsigned_tail;	/* records after the last checkpoint */
+	uint64_t		last_signed;	/* seq of the last verified checkpoint */
 	uint64_t		blobs;		/* code blobs checked */
 	char			head[SHA256_HEX + 1];
 	char			chain_id[CHAIN_ID_HEX + 1];
