@@ -21,7 +21,8 @@ CC       ?= cc
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
 	    libpcap-dev libldns-dev libh2o-evloop-dev libcjose-dev \
-	    libcurl4-openssl-dev libnetfilter-conntrack-dev
+	    libcurl4-openssl-dev libnetfilter-conntrack-dev \
+	    libarchive-dev
 # The default sandbox image is the host's /usr: data work and charts.
 # ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
 # python3-pip: pip install into a session's package layer (packages:).
@@ -38,7 +39,8 @@ DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
 	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop cjose \
-	    libcurl libevent_openssl libnetfilter_conntrack
+	    libcurl libevent_openssl libnetfilter_conntrack \
+	    libarchive
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

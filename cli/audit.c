@@ -14,6 +14,7 @@
 
 #include "audit_client.h"
 #include "blobstore.h"
+#include "bundle.h"
 #include "config.h"
 #include "cli.h"
 #include "export.h"
@@ -35,7 +36,7 @@ static int
 audit_usage(void)
 {
 	fprintf(stderr, "usage: stockade audit keygen|verify|send|tail|export|"
-	    "status|show-code ... (see stockade(1))\n");
+	    "status|show-code|evidence ... (see stockade(1))\n");
 	return EXIT_USAGE;
 }
 
@@ -69,12 +70,51 @@ audit_keygen(int argc, char *argv[])
 
 /* ------------------------------------------------------------ verify */
 
+/* --bundle PATH: a bundle folder, or a tar unpacked into a scratch folder. */
+static int
+verify_bundle(const char *path, EVP_PKEY *pub)
+{
+	char		 msg[PATH_MAX + 512], warn[512], tmp[PATH_MAX];
+	const char	*dir = path, *td;
+	struct stat	 st;
+	int		 rv;
+
+	if (stat(path, &st) == -1) {
+		fprintf(stderr, "stockade: %s: %s\n", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	tmp[0] = '\0';
+	if (!S_ISDIR(st.st_mode)) {
+		td = getenv("TMPDIR");
+		if (xsnprintf(tmp, sizeof(tmp), "%s/stockade-bundle.XXXXXX",
+		    td && *td ? td : "/tmp") == -1 || mkdtemp(tmp) == NULL) {
+			fprintf(stderr, "stockade: scratch folder: %s\n",
+			    strerror(errno));
+			return EXIT_USAGE;
+		}
+		if (bundle_tar_extract(path, tmp, msg, sizeof(msg)) == -1) {
+			printf("%s: %s\n", path, msg);
+			(void)rmtree(tmp);
+			return EXIT_NEGATIVE;
+		}
+		dir = tmp;
+	}
+	rv = bundle_verify(dir, pub, msg, sizeof(msg), warn, sizeof(warn));
+	if (tmp[0] != '\0')
+		(void)rmtree(tmp);
+	if (warn[0] != '\0')
+		fprintf(stderr, "warning: %s\n", warn);
+	printf("%s%s%s\n", rv == 0 ? "" : path, rv == 0 ? "" : ": ", msg);
+	return rv == 0 ? 0 : rv == 1 ? EXIT_NEGATIVE : EXIT_USAGE;
+}
+
 static int
 audit_verify(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ "checkpoints", required_argument, NULL, 'c' },
+		{ "bundle", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct verify_opts	 o;
@@ -82,7 +122,7 @@ audit_verify(int argc, char *argv[])
 	enum verify_result	 rv;
 	const char		*pubpath = NULL;
 	char			 err[512];
-	int			 ch;
+	int			 ch, bundle = 0;
 
 	memset(&o, 0, sizeof(o));
 	optind = 1;
@@ -94,16 +134,24 @@ audit_verify(int argc, char *argv[])
 		case 'c':
 			o.checkpoints = optarg;
 			break;
+		case 'b':
+			bundle = 1;
+			break;
 		default:
 			return audit_usage();
 		}
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1 || (bundle && o.checkpoints != NULL))
 		return audit_usage();
 	if (pubpath != NULL &&
 	    (o.pubkey = ed25519_load_public(pubpath, err, sizeof(err))) == NULL) {
 		fprintf(stderr, "stockade: %s\n", err);
 		return EXIT_USAGE;
+	}
+	if (bundle) {
+		ch = verify_bundle(argv[optind], o.pubkey);
+		EVP_PKEY_free(o.pubkey);
+		return ch;
 	}
 	rv = verify_dir(argv[optind], &o, &r);
 	EVP_PKEY_free(o.pubkey);
@@ -662,7 +710,7 @@ cmd_audit(int argc, char *argv[])
 		{ "keygen", audit_keygen }, { "verify", audit_verify },
 		{ "send", audit_send }, { "status", audit_status },
 		{ "tail", audit_tail }, { "export", audit_export },
-		{ "show-code", audit_show_code },
+		{ "show-code", audit_show_code }, { "evidence", audit_evidence },
 	};
 	size_t	 i;
 

@@ -13,5 +13,7 @@ int	cmd_audit(int argc, char *argv[]);
 int	cmd_net(int argc, char *argv[]);
 int	cmd_rules(int argc, char *argv[]);
 int	cmd_status(int argc, char *argv[]);
+/* `stockade audit evidence` (cli/evidence.c); argv[0] is "evidence". */
+int	audit_evidence(int argc, char *argv[]);
 
 #endif

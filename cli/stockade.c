@@ -16,6 +16,10 @@ usage(void)
 	fprintf(stderr,
 	    "usage: stockade audit keygen DIR\n"
 	    "       stockade audit verify DIR [--pubkey FILE] [--checkpoints DIR]\n"
+	    "       stockade audit verify --bundle DIR|TAR [--pubkey FILE]\n"
+	    "       stockade audit evidence [DIR] -o DIR|TAR [--session ID]\n"
+	    "                           [--principal P] [--since TS] [--until TS]\n"
+	    "                           [--pubkey FILE]\n"
 	    "       stockade audit send [--socket PATH] [--async] [--window N]\n"
 	    "       stockade audit tail [DIR] [-n N] [-f] [--session ID] [--event TYPE]\n"
 	    "                           [--since SEQ]\n"
