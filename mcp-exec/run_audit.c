@@ -12,6 +12,7 @@
 
 #include "log.h"
 #include "run_audit.h"
+#include "sandbox/seccomp_filter.h"
 #include "version.h"
 
 /* Sends one record; waits for its ack when sync.  -1 with err. */
@@ -43,7 +44,7 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 {
 	struct passwd	*pw = getpwuid(getuid());
 	json_t		*ev;
-	char		*code;
+	char		*code, digest[SHA256_HEX + 8];
 	size_t		 i;
 
 	memset(ra, 0, sizeof(*ra));
@@ -71,11 +72,13 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 	if (audit_client_open(&ra->ac, sock, err, errlen) == -1)
 		goto unaudited;
 	ra->open = 1;
-	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[], s:s, s:O, s:O, s:s}",
-	    "event", "execution_started", "principal", ra->principal,
+	sandbox_seccomp_sha256(rq->seccomp, digest, sizeof(digest));
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:[], s:s, s:O, s:O, s:s, "
+	    "s:s}", "event", "execution_started", "principal", ra->principal,
 	    "session_id", session, "code_hash", ra->code_hash, "code_size",
 	    (json_int_t)ra->code_size, "pattern_hits", "tool", "run", "argv",
-	    ra->argv, "client", ra->client, "code", code);
+	    ra->argv, "client", ra->client, "code", code, "seccomp_sha256",
+	    digest);
 	if (run_audit_append(ra, ev, err, errlen) == -1)
 		goto unaudited;
 	free(code);

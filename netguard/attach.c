@@ -477,6 +477,9 @@ ng_attach(struct netguard *ng, int nsfd, const char *sandbox,
 		    "address"));
 	if (restored)
 		json_object_set_new(ev, "restored", json_true());
+	/* Which ruleset confines it, for evidence bundles. */
+	json_object_set_new(ev, "nft_sha256", json_string(
+	    nft_applied_sha256(att->nft)));
 	att_audit(att, ev, "egress_attached");
 	log_info("attached %s (%s) to %s", att->sandbox, att->session,
 	    pol->name);

@@ -428,15 +428,49 @@ nft_build_sandbox(struct nft_handle *h, const struct nft_sandbox *spec)
 
 /* ------------------------------------------------------------ sandbox API */
 
+/* What nft_applied_sha256 reports: the batch as built, minus its numbering. */
+static void
+nft_digest(const struct nft_handle *h, char out[SHA256_HEX + 8])
+{
+	struct nlmsghdr	*hdr;
+	char		*copy = xmalloc(h->len ? h->len : 1), hex[SHA256_HEX + 1];
+	size_t		 off = 0;
+
+	memcpy(copy, h->buf, h->len);
+	while (h->len - off >= sizeof(*hdr)) {
+		hdr = (struct nlmsghdr *)(void *)(copy + off);
+		if (hdr->nlmsg_len < sizeof(*hdr) || hdr->nlmsg_len > h->len - off)
+			break;
+		hdr->nlmsg_seq = 0;
+		hdr->nlmsg_pid = 0;
+		off += NLMSG_ALIGN(hdr->nlmsg_len);
+	}
+	sha256_hex(copy, h->len, hex);
+	free(copy);
+	snprintf(out, SHA256_HEX + 8, "sha256:%s", hex);
+}
+
 int
 nft_apply(struct nft_handle *h, const struct nft_sandbox *spec, char *err,
     size_t errlen)
 {
+	char	 digest[SHA256_HEX + 8];
+
 	if (nft_spec_check(spec, err, errlen) == -1)
 		return -1;
 	nft_batch_reset(h, NFPROTO_INET, NFT_TABLE);
 	nft_build_sandbox(h, spec);
-	return nft_batch_send(h, err, errlen);
+	nft_digest(h, digest);
+	if (nft_batch_send(h, err, errlen) == -1)
+		return -1;
+	snprintf(h->applied, sizeof(h->applied), "%s", digest);
+	return 0;
+}
+
+const char *
+nft_applied_sha256(const struct nft_handle *h)
+{
+	return h->applied;
 }
 
 static int

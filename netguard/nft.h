@@ -75,6 +75,12 @@ void			 nft_close(struct nft_handle *);
  */
 int	nft_apply(struct nft_handle *, const struct nft_sandbox *spec,
 	    char *err, size_t errlen);
+/*
+ * "sha256:<hex>" of the ruleset the last successful nft_apply sent: every
+ * message of its batch, sequence number and port id zeroed, so the same
+ * policy and addresses give the same digest.  "" before one.
+ */
+const char *nft_applied_sha256(const struct nft_handle *);
 /* Deletes table inet netguard if it exists. */
 int	nft_remove(struct nft_handle *, char *err, size_t errlen);
 /*

@@ -15,6 +15,7 @@
 #include <libnftnl/expr.h>
 #include <libnftnl/rule.h>
 
+#include "hash.h"
 #include "nft.h"
 #include "policy.h"
 
@@ -51,6 +52,8 @@ struct nft_handle {
 	int			 failed;
 	char			*scratch;	/* NFT_MSG_ROOM, on failure */
 	char			*rbuf;		/* receive buffer */
+	/* sha256 of the last nft_apply's batch, "" before one. */
+	char			 applied[SHA256_HEX + 8];
 };
 
 /* An interval, both ends included, network order. */

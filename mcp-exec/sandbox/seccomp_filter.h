@@ -22,6 +22,12 @@ void	sandbox_seccomp_builtin(struct seccomp_prog *);
 int	sandbox_seccomp_build(struct seccomp_prog *, char *err, size_t errlen);
 void	sandbox_seccomp_free(struct seccomp_prog *);
 /*
+ * "sha256:<hex>" of the filter's instructions (struct sock_filter, host
+ * order) as loaded: which filter confined a sandbox, for its records.
+ */
+void	sandbox_seccomp_sha256(const struct seccomp_prog *, char *out,
+	    size_t outlen);
+/*
  * Loads a compiled filter into the calling process, all threads; it is
  * inherited across fork and execve.  PR_SET_NO_NEW_PRIVS must be set.
  */

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "network.h"
 #include "sandbox/capture.h"
+#include "sandbox/seccomp_filter.h"
 #include "sandbox/stage.h"
 #include "session.h"
 #include "session_int.h"
@@ -156,7 +157,7 @@ session_create(struct server *srv, const char *principal,
 	const struct server_conf	*sc = &srv->conf.server;
 	struct session			*s;
 	json_t				*ready;
-	char				 ws[PATH_MAX];
+	char				 ws[PATH_MAX], digest[SHA256_HEX + 8];
 	int				 sv[2] = { -1, -1 }, null = -1;
 
 	if (sessions_make_room(srv, principal, err, errlen) == -1)
@@ -248,10 +249,11 @@ session_create(struct server *srv, const char *principal,
 		quota_session_open(srv->quota, &s->bill);
 	sessions_publish(srv);
 	counters_session_created(&srv->counters);
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
+	sandbox_seccomp_sha256(&srv->seccomp, digest, sizeof(digest));
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
 	    "event", "session_created", "principal", s->principal, "session_id",
 	    s->id, "profile", s->prof.name, "sandbox", s->spec.id, "network",
-	    s->prof.network, "client", client));
+	    s->prof.network, "seccomp_sha256", digest, "client", client));
 	return s;
 fail:
 	if (sv[1] != -1)

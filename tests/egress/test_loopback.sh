@@ -22,6 +22,11 @@ attach "$S0" none
 attach "$S1" loop
 expect_event egress_attached "session_id=s-$S0" level=L0 policy=none
 expect_event egress_attached "session_id=s-$S1" level=L1 policy=loop
+# Each names the ruleset it applied (evidence bundles): L0 and L1 differ.
+d0=$("$PY" "$EG/events.py" "$LOG" egress_attached "session_id=s-$S0" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["nft_sha256"])')
+d1=$("$PY" "$EG/events.py" "$LOG" egress_attached "session_id=s-$S1" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["nft_sha256"])')
+echo "$d0 $d1" | grep -Eq '^sha256:[0-9a-f]{64} sha256:[0-9a-f]{64}$' || fail "nft_sha256: '$d0' '$d1'"
+[ "$d0" != "$d1" ] || fail "L0 and L1 rulesets have one digest"
 
 expect_connect "$S0" fail -t 1 127.0.0.1:8080 203.0.113.10:80 allowed.test:80
 ip -n "$S0" link show lo | grep -q 'state DOWN' || fail "L0: lo is not down"

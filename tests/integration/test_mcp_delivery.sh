@@ -96,6 +96,9 @@ for ev in ("session_created", "execution_started", "code_execution"):
     client_ok(rs[0], "delivery-test")
     if ev != "session_created":
         assert rs[0]["request"] == "call-1", rs[0]
+    else:	# which seccomp filter confines it (evidence bundles)
+        import re
+        assert re.fullmatch(r"sha256:[0-9a-f]{64}", rs[0]["seccomp_sha256"]), rs[0]
 got = [r for r in recs if r["event"] == "artifact_delivered"]
 inline = [r for r in got if r["how"] == "inline"]
 assert len(inline) == 1, got

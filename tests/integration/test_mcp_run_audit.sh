@@ -45,6 +45,8 @@ for r in (st, ce):
     assert r["client"]["name"] == "mcp-exec run" and r["client"]["transport"] == "cli", r
 want = "sha256:" + hashlib.sha256(json.dumps(argv, separators=(",", ":")).encode()).hexdigest()
 assert st["code_hash"] == ce["code_hash"] == want, (st, want)
+import re
+assert re.fullmatch(r"sha256:[0-9a-f]{64}", st.get("seccomp_sha256", "")), st
 assert ce["exit_code"] == 0 and ce["decision"] == "allow", ce
 assert [a["name"] for a in ce["artifacts"]] == ["out.txt"], ce
 data = open(art, "rb").read()
