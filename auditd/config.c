@@ -287,7 +287,7 @@ audit_conf_load(const char *path, struct audit_conf *c)
 
 	audit_conf_defaults(c);
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		return -1;
 	}
 	snprintf(c->path, sizeof(c->path), "%s", path);

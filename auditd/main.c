@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "forward.h"
+#include "conf.h"
 #include "log.h"
 #include "logdir.h"
 #include "server.h"
@@ -132,12 +133,14 @@ reload(struct daemon *d)
 	json_t			*files;
 
 	log_info("reloading %s", d->conf.path);
+	conf_errors_clear();
 	if (load_conf(d->config_path, &d->ov, &c) == -1) {
 		log_warnx("reload failed; keeping the running configuration");
 		files = json_pack("[{s:s}]", "path", d->conf.path);
 		writer_append_own(d->w, "policy_load", json_pack(
 		    "{s:s, s:o, s:b, s:s}", "program", "stockade-auditd",
 		    "files", files, "ok", 0, "error",
+		    conf_errors_text()[0] != '\0' ? conf_errors_text() :
 		    "invalid configuration; previous one kept"));
 		return;
 	}

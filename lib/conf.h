@@ -93,7 +93,24 @@ int	conf_get_size(struct conf_ctx *, const json_t *obj, const char *key,
  */
 size_t	conf_users(struct conf_ctx *, const json_t *arr, const char *what,
 	    uid_t *out, size_t max);
-/* Print every error to stderr, one per line; returns the count. */
+/*
+ * Print every error to stderr, one per line; returns the count.  The lines
+ * are also kept for conf_errors_text.
+ */
 unsigned conf_ctx_report(const struct conf_ctx *);
+
+/*
+ * What the loaders of this thread reported since conf_errors_clear, as
+ * the text printed (file:line:column: ... lines), so a daemon can put it
+ * in its policy_load record.  Bounded: past CONF_ERRORS_TEXT_MAX it ends
+ * in CONF_ERRORS_TEXT_CUT.  "" when nothing was reported.
+ */
+#define CONF_ERRORS_TEXT_MAX	2048
+#define CONF_ERRORS_TEXT_CUT	"... (more in the log)"
+void	 conf_errors_clear(void);
+const char *conf_errors_text(void);
+/* A loader's error outside a context: printed and kept as above. */
+void	 conf_report(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -468,16 +468,77 @@ conf_get_size(struct conf_ctx *ctx, const json_t *obj, const char *key,
 	return 1;
 }
 
+/* Per thread: a reload on one thread never reads another's errors. */
+static _Thread_local struct {
+	char	 text[CONF_ERRORS_TEXT_MAX];
+	size_t	 len;
+	int	 cut;
+} conf_errs;
+
+void
+conf_errors_clear(void)
+{
+	conf_errs.len = 0;
+	conf_errs.cut = 0;
+	conf_errs.text[0] = '\0';
+}
+
+const char *
+conf_errors_text(void)
+{
+	return conf_errs.text;
+}
+
+/* Keeps one line, or marks the text cut when it does not fit. */
+static void
+conf_errors_keep(const char *line)
+{
+	size_t	 n = strlen(line), room;
+
+	if (conf_errs.cut)
+		return;
+	room = sizeof(conf_errs.text) - sizeof(CONF_ERRORS_TEXT_CUT) - 1;
+	if (conf_errs.len + n + 1 > room) {
+		snprintf(conf_errs.text + conf_errs.len, sizeof(conf_errs.text) -
+		    conf_errs.len, "%s", CONF_ERRORS_TEXT_CUT);
+		conf_errs.cut = 1;
+		return;
+	}
+	snprintf(conf_errs.text + conf_errs.len, sizeof(conf_errs.text) -
+	    conf_errs.len, "%s%s", conf_errs.len ? "\n" : "", line);
+	conf_errs.len += n + (conf_errs.len ? 1 : 0);
+}
+
+void
+conf_report(const char *fmt, ...)
+{
+	char	 line[CONF_ERROR_LEN];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
+	conf_errors_keep(line);
+}
+
 unsigned
 conf_ctx_report(const struct conf_ctx *ctx)
 {
+	char		 more[64];
 	unsigned	 i, kept;
 
 	kept = ctx->nerrors < CONF_ERRORS_MAX ? ctx->nerrors : CONF_ERRORS_MAX;
-	for (i = 0; i < kept; i++)
+	for (i = 0; i < kept; i++) {
 		fprintf(stderr, "%s\n", ctx->errors[i]);
-	if (ctx->nerrors > kept)
-		fprintf(stderr, "... and %u more\n", ctx->nerrors - kept);
+		conf_errors_keep(ctx->errors[i]);
+	}
+	if (ctx->nerrors > kept) {
+		snprintf(more, sizeof(more), "... and %u more",
+		    ctx->nerrors - kept);
+		fprintf(stderr, "%s\n", more);
+		conf_errors_keep(more);
+	}
 	return ctx->nerrors;
 }
 

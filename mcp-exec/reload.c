@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "conf.h"
 #include "log.h"
 #include "preflight.h"
 #include "reload.h"
@@ -251,9 +252,11 @@ server_reload(struct server *srv)
 	size_t			 i;
 
 	log_info("SIGHUP: reloading %s", srv->opts.rules_dir);
+	conf_errors_clear();
 	if (policy_load(&srv->opts, &p) == -1)
-		why = "the rules do not load (mcp-exec's log names each error "
-		    "as file:line:column)";
+		/* The loaders' file:line:column lines, as they printed them. */
+		why = conf_errors_text()[0] != '\0' ? conf_errors_text() :
+		    "the rules do not load (see mcp-exec's log)";
 	else if (srv->tokens_required &&
 	    !principals_auth_required(p.principals))
 		why = "principals.yaml lists no bearer tokens, issuers or mtls, "

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "flow.h"
 #include "flowlog.h"
 #include "log.h"
@@ -568,10 +569,15 @@ ng_reload(struct netguard *ng, char *err, size_t errlen)
 	const struct policy	*pol;
 	struct ng_conf		 conf;
 
+	conf_errors_clear();
 	if (ng_conf_load(ng->rules_dir, &conf) == -1 ||
 	    (set = policy_set_load(ng->rules_dir)) == NULL) {
-		snprintf(err, errlen, "the rules do not load (see the log)");
-		ng_audit_policy_load(ng, NULL, err);
+		/* The record carries the loaders' file:line:column lines. */
+		snprintf(err, errlen, "the rules do not load: %s",
+		    conf_errors_text()[0] != '\0' ? conf_errors_text() :
+		    "(see the log)");
+		ng_audit_policy_load(ng, NULL, conf_errors_text()[0] != '\0' ?
+		    conf_errors_text() : err);
 		return -1;
 	}
 	/* A policy in use that went away would leave sandboxes without one. */

@@ -98,7 +98,7 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 	if (access(path, F_OK) == -1 && errno == ENOENT)
 		return 0;
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		return -1;
 	}
 	conf_ctx_init(&ctx, doc);

@@ -226,7 +226,7 @@ policy_load(const char *path, const char *name, struct policy *p)
 	int		 level;
 
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		return -1;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);
@@ -307,7 +307,7 @@ policy_set_load(const char *rules_dir)
 
 	if (xsnprintf(dir, sizeof(dir), "%s/%s", rules_dir, POLICY_DIR) == -1 ||
 	    (d = opendir(dir)) == NULL) {
-		fprintf(stderr, "%s/%s: %s\n", rules_dir, POLICY_DIR,
+		conf_report("%s/%s: %s", rules_dir, POLICY_DIR,
 		    strerror(errno));
 		free(set);
 		return NULL;
@@ -319,7 +319,7 @@ policy_set_load(const char *rules_dir)
 		    POLICY_SUFFIX) != 0)
 			continue;
 		if (n == POLICY_FILES_MAX) {
-			fprintf(stderr, "%s: more than %d policies\n", dir,
+			conf_report("%s: more than %d policies", dir,
 			    POLICY_FILES_MAX);
 			bad = 1;
 			break;
@@ -336,8 +336,8 @@ policy_set_load(const char *rules_dir)
 		len = strlen(names[i]) - strlen(POLICY_SUFFIX);
 		names[i][len] = '\0';
 		if (len > POLICY_NAME_MAX) {
-			fprintf(stderr, "%s/%s%s: a policy name has at most "
-			    "%d characters\n", dir, names[i], POLICY_SUFFIX,
+			conf_report("%s/%s%s: a policy name has at most "
+			    "%d characters", dir, names[i], POLICY_SUFFIX,
 			    POLICY_NAME_MAX);
 			bad = 1;
 		} else if (xsnprintf(path, sizeof(path), "%s/%s%s", dir,

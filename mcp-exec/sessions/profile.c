@@ -216,7 +216,7 @@ load_doc(const char *path)
 	char		 err[CONF_ERROR_LEN];
 
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL)
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 	return doc;
 }
 
@@ -739,8 +739,8 @@ profile_load(const char *rules_dir, const char *name, struct profile *p)
 
 	profile_defaults(p);
 	if (!profile_name_ok(name)) {
-		fprintf(stderr, "profile name '%s': lower-case letters, digits, "
-		    "'-' and '_' only\n", name);
+		conf_report("profile name '%s': lower-case letters, digits, "
+		    "'-' and '_' only", name);
 		return -1;
 	}
 	snprintf(p->name, sizeof(p->name), "%s", name);

@@ -113,7 +113,7 @@ commands_load(const char *rules_dir)
 	    -1 || access(path, F_OK) == -1)
 		return cs;
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		free(cs);
 		return NULL;
 	}

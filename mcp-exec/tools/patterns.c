@@ -252,7 +252,7 @@ patterns_load(const char *rules_dir)
 
 	if (xsnprintf(path, sizeof(path), "%s/%s", rules_dir,
 	    PATTERNS_FILE) == -1) {
-		fprintf(stderr, "%s/%s: path too long\n", rules_dir,
+		conf_report("%s/%s: path too long", rules_dir,
 		    PATTERNS_FILE);
 		return NULL;
 	}
@@ -261,7 +261,7 @@ patterns_load(const char *rules_dir)
 	if (access(path, F_OK) == -1 && errno == ENOENT)
 		return p;
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		patterns_free(p);
 		return NULL;
 	}

@@ -168,13 +168,13 @@ principals_load(const char *rules_dir)
 
 	if (xsnprintf(path, sizeof(path), "%s/%s", rules_dir,
 	    PRINCIPALS_FILE) == -1) {
-		fprintf(stderr, "%s: path too long\n", rules_dir);
+		conf_report("%s: path too long", rules_dir);
 		goto fail;
 	}
 	if (access(path, F_OK) == -1)
 		return p;
 	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL) {
-		fprintf(stderr, "%s\n", err);
+		conf_report("%s", err);
 		goto fail;
 	}
 	conf_ctx_init(&ctx, doc);

@@ -49,7 +49,7 @@ note "SIGHUP L3 -> L2: the 198.51.100.20 flow is cut (rule policy), 203.0.113.10
 cp "$R/network/flex.yaml" "$T/flex.good"
 printf 'level: L9\nallow: [\n' >"$R/network/flex.yaml"
 kill -HUP "$NG_PID"
-expect_event policy_load program=netguard ok=false
+expect_event policy_load program=netguard ok=false "error~$R/network/flex.yaml:3:1: did not find expected node content"
 kill -0 "$NG_PID" || fail "a broken policy killed netguard"
 expect_connect "$SB" ok allowed.test:80
 expect_connect "$SB" fail -t 1 198.51.100.20:80

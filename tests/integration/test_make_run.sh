@@ -140,6 +140,12 @@ def refused():
                   for f in fs if f.endswith(".log"))
     return '"program":"mcp-exec"' in log and '"ok":false' in log
 until(refused, "the refused reload is not in the audit trail")
+# The record names the error itself, file:line:column, not "see the log".
+import re
+bad = [json.loads(l) for dp, _, fs in os.walk(os.environ["STOCKADE_STATE"] + "/audit")
+       for f in fs if f.endswith(".log") for l in open(os.path.join(dp, f))
+       if '"policy_load"' in l and '"ok":false' in l]
+assert bad and re.search(r"patterns\.yaml:\d+:\d+: ", bad[-1]["error"]), bad
 assert "echo-test" in json.dumps(tools()["run_command"])
 assert run_py(h, "print(x)", session_id=old)["stdout"] == "42\n"
 print("  a broken edit: refused and recorded; the running rules stay")

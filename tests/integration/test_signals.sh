@@ -17,6 +17,10 @@ kill -0 "$AUDITD_PID" || fail "bad reload killed the daemon"
 stop_auditd TERM || fail "exit status $?"
 grep -q '"event":"policy_load".*"ok":true' "$LOG"/audit-*.log || fail "good reload not audited"
 grep -q '"event":"policy_load".*"ok":false' "$LOG"/audit-*.log || fail "bad reload not audited"
+# The record carries the error itself, file:line:column as printed.
+grep '"event":"policy_load".*"ok":false' "$LOG"/audit-*.log |
+    grep -q "\"error\":\"$CONF:[0-9]*:[0-9]*: " ||
+    fail "bad reload's error text: $(grep '"ok":false' "$LOG"/audit-*.log)"
 "$PY" "$HERE/acked_present.py" "$LOG" "$T/acked" >/dev/null || fail "acked events missing"
 last=$(tail -n 1 "$LOG"/audit-*.log)
 echo "$last" | grep -q '"event":"checkpoint"' || fail "no final checkpoint: $last"

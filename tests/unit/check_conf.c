@@ -1411,6 +1411,49 @@ START_TEST(test_errors_beyond_cap_counted_not_kept)
 }
 END_TEST
 
+/* What a daemon puts in policy_load: the lines as printed, bounded. */
+START_TEST(test_report_text_kept_for_the_record)
+{
+	struct conf_doc	*doc = ctx_load("a: x\nb: y\n");
+	char		 out[4096];
+	int64_t		 i;
+
+	conf_errors_clear();
+	conf_get_int(&ctx, conf_doc_root(doc), "a", 0, 1, &i);
+	conf_get_int(&ctx, conf_doc_root(doc), "b", 0, 1, &i);
+	report_captured(out, sizeof(out));
+	conf_report("%s: path too long", "rules");
+	ck_assert_str_eq(conf_errors_text(), "t.yaml:1:4: key 'a': expected an "
+	    "integer, got a string\nt.yaml:2:4: key 'b': expected an integer, "
+	    "got a string\nrules: path too long");
+	conf_errors_clear();
+	ck_assert_str_eq(conf_errors_text(), "");
+	conf_doc_free(doc);
+}
+END_TEST
+
+START_TEST(test_report_text_capped)
+{
+	char		 line[CONF_ERROR_LEN];
+	const char	*t;
+	size_t		 n;
+	unsigned	 i;
+
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	conf_errors_clear();
+	fflush(stderr);
+	for (i = 0; i < 20; i++)
+		conf_report("%s", line);
+	t = conf_errors_text();
+	n = strlen(t);
+	ck_assert_uint_lt(n, CONF_ERRORS_TEXT_MAX);
+	ck_assert_str_eq(t + n - strlen(CONF_ERRORS_TEXT_CUT),
+	    CONF_ERRORS_TEXT_CUT);
+	conf_errors_clear();
+}
+END_TEST
+
 START_TEST(test_report_with_no_errors_is_silent)
 {
 	struct conf_doc	*doc = ctx_load("a: 1\n");
@@ -1512,6 +1555,8 @@ conf_suite(void)
 	tcase_add_test(tc, test_scalar_root_is_not_object);
 	tcase_add_test(tc, test_report_prints_each_error);
 	tcase_add_test(tc, test_errors_beyond_cap_counted_not_kept);
+	tcase_add_test(tc, test_report_text_kept_for_the_record);
+	tcase_add_test(tc, test_report_text_capped);
 	tcase_add_test(tc, test_report_with_no_errors_is_silent);
 	suite_add_tcase(s, tc);
 	return s;
