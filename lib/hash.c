@@ -53,6 +53,27 @@ sha256_ctx_free(struct sha256_ctx *c)
 }
 
 void
+sha256_begin(struct sha256_ctx *c)
+{
+	if (EVP_DigestInit_ex2(c->ctx, c->md, NULL) != 1)
+		fatalx("sha256 failed");
+}
+
+void
+sha256_update(struct sha256_ctx *c, const void *p, size_t len)
+{
+	if (EVP_DigestUpdate(c->ctx, p, len) != 1)
+		fatalx("sha256 failed");
+}
+
+void
+sha256_end(struct sha256_ctx *c, uint8_t out[SHA256_LEN])
+{
+	if (EVP_DigestFinal_ex(c->ctx, out, NULL) != 1)
+		fatalx("sha256 failed");
+}
+
+void
 sha256_pair(struct sha256_ctx *c, const void *a, size_t alen,
     const void *b, size_t blen, uint8_t out[SHA256_LEN])
 {

@@ -27,6 +27,10 @@ struct sha256_ctx {
 };
 void	sha256_ctx_init(struct sha256_ctx *);
 void	sha256_ctx_free(struct sha256_ctx *);
+/* A stream (a file as it is copied): begin, update as bytes pass, end. */
+void	sha256_begin(struct sha256_ctx *);
+void	sha256_update(struct sha256_ctx *, const void *, size_t);
+void	sha256_end(struct sha256_ctx *, uint8_t out[SHA256_LEN]);
 /* out = SHA-256(a ‖ b) */
 void	sha256_pair(struct sha256_ctx *, const void *a, size_t alen,
 	    const void *b, size_t blen, uint8_t out[SHA256_LEN]);

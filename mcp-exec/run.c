@@ -88,7 +88,7 @@ static int
 stage_all(const struct run_request *rq, const char *dir, json_t *inputs,
     char *err, size_t errlen)
 {
-	struct stage	 sg = { 0, 0 };
+	struct stage	 sg = { 0 };
 	char		 path[PATH_MAX], name[NAME_MAX + 1];
 	size_t		 i;
 	int		 fd, rv = 0;

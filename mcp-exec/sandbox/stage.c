@@ -181,12 +181,13 @@ name_check(const char *path, const char *base, size_t namelen, char *err,
 /* fd to a new file `name` in destfd, refusing past `budget` bytes. */
 static int
 copy_out(int fd, const char *path, int destfd, const char *name,
-    uint64_t budget, uint64_t maxbytes, uint64_t *copied, char *err,
-    size_t errlen)
+    uint64_t budget, uint64_t maxbytes, uint64_t *copied,
+    char hex[SHA256_HEX + 1], char *err, size_t errlen)
 {
-	uint8_t	*buf;
-	ssize_t	 n;
-	int	 out, rv = -1;
+	struct sha256_ctx	 ctx;
+	uint8_t			*buf, md[SHA256_LEN];
+	ssize_t			 n;
+	int			 out, rv = -1;
 
 	*copied = 0;
 	(void)unlinkat(destfd, STAGE_TMP_NAME, 0);
@@ -197,6 +198,9 @@ copy_out(int fd, const char *path, int destfd, const char *name,
 		return -1;
 	}
 	buf = xmalloc(STAGE_COPY_CHUNK);
+	/* Hashed as copied: the record names the bytes the sandbox gets. */
+	sha256_ctx_init(&ctx);
+	sha256_begin(&ctx);
 	for (;;) {
 		if ((n = read(fd, buf, STAGE_COPY_CHUNK)) == -1) {
 			if (errno == EINTR)
@@ -219,10 +223,14 @@ copy_out(int fd, const char *path, int destfd, const char *name,
 			    strerror(errno));
 			goto out;
 		}
+		sha256_update(&ctx, buf, (size_t)n);
 		*copied += (uint64_t)n;
 	}
+	sha256_end(&ctx, md);
+	hex_encode(md, SHA256_LEN, hex);
 	rv = 0;
 out:
+	sha256_ctx_free(&ctx);
 	free(buf);
 	if (close(out) == -1 && rv == 0) {
 		snprintf(err, errlen, "%s: close %s: %s", path, name,
@@ -335,6 +343,8 @@ stage_inline(const struct input_rules *r, struct stage *st, const char *name,
 		return -1;
 	}
 	st->bytes = st->bytes - old + len;
+	st->last_size = len;
+	sha256_hex(data, len, st->last_sha256);
 	st->files += !had;
 	return 0;
 }
@@ -427,8 +437,9 @@ stage_input(const struct input_rules *r, struct stage *st, const char *path,
 		goto out;
 	others = st->bytes > old ? st->bytes - old : 0;
 	if (copy_out(fd, path, destfd, base, r->max_bytes - others,
-	    r->max_bytes, &copied, err, errlen) == -1)
+	    r->max_bytes, &copied, st->last_sha256, err, errlen) == -1)
 		goto out;
+	st->last_size = copied;
 	/* Replacing an input staged before gives its bytes back. */
 	st->bytes = others + copied;
 	st->files += !had;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 #define STAGE_ROOTS_MAX		16
 
 struct input_rules {
@@ -25,6 +27,10 @@ struct input_rules {
 struct stage {
 	uint64_t	 bytes;		/* copied so far */
 	unsigned	 files;
+	/* The file the last successful stage_input/stage_inline wrote, as
+	 * it landed in /inputs: for the call's audit record. */
+	uint64_t	 last_size;
+	char		 last_sha256[SHA256_HEX + 1];
 };
 
 /*

@@ -102,6 +102,10 @@ const struct profile *session_profile(const struct session *);
 /* Running a call, or held for one about to start. */
 int		 session_busy(const struct session *);
 void		 session_hold(struct session *, int on);
+/* Size and sha256 (hex) of the input the last session_stage or
+ * session_stage_inline wrote, hashed as it was copied. */
+void		 session_staged_last(const struct session *, uint64_t *size,
+		    const char **sha256);
 /* Stages a host file into the session's /inputs. */
 int		 session_stage(struct session *, const char *path, char *name,
 		    size_t namelen, char *err, size_t errlen);

@@ -50,7 +50,7 @@ run_command(struct tool_req *rq, const json_t *args,
 	const json_t	*cargs = json_object_get(args, "args"), *files, *v;
 	const char	*name, *path, *sid;
 	char		 err[ERR_MAX], *code;
-	json_t		*empty = NULL, *argv = NULL;
+	json_t		*empty = NULL, *argv = NULL, *staged = NULL;
 	unsigned	 timeout;
 	size_t		 i;
 
@@ -135,7 +135,8 @@ run_command(struct tool_req *rq, const json_t *args,
 		tool_error(rq, "%s", err);
 		goto out;
 	}
-	if (inputs_stage(s, files, err, sizeof(err)) == -1) {
+	staged = json_array();
+	if (inputs_stage(s, files, staged, err, sizeof(err)) == -1) {
 		counters_call(&srv->counters, "run_command", COUNT_ERROR);
 		tool_error(rq, "%s", err);
 		if (sid == NULL)
@@ -150,10 +151,12 @@ run_command(struct tool_req *rq, const json_t *args,
 		goto out;
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,
-	    "run_command", json_incref(argv), sid == NULL, sid == NULL,
+	    "run_command", json_incref(argv), staged, sid == NULL, sid == NULL,
 	    &cg.bill);
+	staged = NULL;
 	free(code);
 out:
+	json_decref(staged);
 	json_decref(argv);
 	json_decref(empty);
 }

@@ -5,6 +5,7 @@
  * (sandbox/stage.c).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,12 +113,13 @@ stage_one(struct session *s, size_t i, const json_t *v, uint64_t *total,
 }
 
 int
-inputs_stage(struct session *s, const json_t *files, char *err,
-    size_t errlen)
+inputs_stage(struct session *s, const json_t *files, json_t *staged,
+    char *err, size_t errlen)
 {
 	const json_t	*v;
-	uint64_t	 total = 0;
-	char		 name[256];
+	const char	*hex;
+	uint64_t	 total = 0, size;
+	char		 name[256], sum[SHA256_HEX + 8];
 	size_t		 i;
 
 	json_array_foreach(files, i, v) {
@@ -125,6 +127,13 @@ inputs_stage(struct session *s, const json_t *files, char *err,
 		    name, sizeof(name), err, errlen) == -1 :
 		    stage_one(s, i, v, &total, err, errlen) == -1)
 			return -1;
+		if (!json_is_string(v))
+			snprintf(name, sizeof(name), "%s", json_string_value(
+			    json_object_get(v, "name")));
+		session_staged_last(s, &size, &hex);
+		snprintf(sum, sizeof(sum), "sha256:%s", hex);
+		json_array_append_new(staged, json_pack("{s:s, s:I, s:s}",
+		    "name", name, "size", (json_int_t)size, "sha256", sum));
 	}
 	return 0;
 }

@@ -42,6 +42,7 @@ struct pycall {
 	const char	*tool;		/* execute_python or run_command */
 	const struct profile *prof;	/* the session's: it outlives the call */
 	json_t		*argv;		/* run_command's, for the audit */
+	json_t		*inputs;	/* staged files, for the audit */
 	int		 oneshot;	/* close the session afterwards */
 	int		 created;	/* the session was made for this call */
 	struct quota_bill bill;		/* charged when it ends */
@@ -275,6 +276,8 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 			json_object_set_new(ev, "package_index",
 			    json_string(p->pkg_index));
 		}
+		if (json_array_size(pc->inputs) > 0)
+			json_object_set(ev, "inputs", pc->inputs);
 	}
 	server_audit(pc->srv, tool_with_client(pc->rq, ev));
 }
@@ -309,6 +312,7 @@ pycall_free(struct pycall *pc)
 	json_decref(pc->progress_token);
 	json_decref(pc->hits);
 	json_decref(pc->argv);
+	json_decref(pc->inputs);
 	free(pc);
 }
 
@@ -590,17 +594,19 @@ with_quota(json_t *ev, json_t *subjects)
 void
 start_call(struct tool_req *rq, struct session *s,
     const char *code, size_t len, unsigned timeout, const json_t *token,
-    json_t *hits, const char *tool, json_t *argv, int oneshot, int created,
-    const struct quota_bill *bill)
+    json_t *hits, const char *tool, json_t *argv, json_t *inputs, int oneshot,
+    int created, const struct quota_bill *bill)
 {
 	struct server		*srv = rq->srv;
 	struct pycall		*pc;
 	char			 err[ERR_MAX];
+	json_t			*ev;
 
 	pc = xcalloc(1, sizeof(*pc));
 	pc->srv = srv;
 	pc->hits = hits ? hits : json_array();
 	pc->argv = argv;
+	pc->inputs = inputs;
 	pc->tool = tool;
 	pc->prof = session_profile(s);
 	pc->oneshot = oneshot;
@@ -630,14 +636,15 @@ start_call(struct tool_req *rq, struct session *s,
 	}
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */
-	if (server_audit_sync(srv, with_quota(tool_with_client(rq, json_pack(
-	    "{s:s, s:s, s:s, "
-	    "s:s, s:I, s:O, s:s, s:s%}", "event", "execution_started",
-	    "principal", rq->principal, "session_id", pc->sid, "code_hash",
-	    pc->code_hash, "code_size", (json_int_t)len, "pattern_hits",
-	    pc->hits, "tool", tool, "code", code, len)), bill_subjects(pc)),
-	    py_started, pc, err,
-	    sizeof(err)) == -1)
+	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, s:s, s:s%}", "event",
+	    "execution_started", "principal", rq->principal, "session_id",
+	    pc->sid, "code_hash", pc->code_hash, "code_size", (json_int_t)len,
+	    "pattern_hits", pc->hits, "tool", tool, "code", code, len);
+	/* Which inputs the code saw, by hash, before it runs. */
+	if (ev != NULL && json_array_size(inputs) > 0)
+		json_object_set(ev, "inputs", inputs);
+	if (server_audit_sync(srv, with_quota(tool_with_client(rq, ev),
+	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1)
 		py_started(pc, 0, err);
 }
 
@@ -655,7 +662,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 	char			 err[ERR_MAX];
 	unsigned		 timeout;
 	size_t			 len, i;
-	json_t			*hits = NULL, *h;
+	json_t			*hits = NULL, *h, *staged;
 	int			 deny;
 
 	if (python_args(rq, args, &code, &len, &timeout, &sid, &files) == -1)
@@ -724,17 +731,19 @@ execute_python(struct tool_req *rq, const json_t *args,
 		json_decref(hits);
 		return;
 	}
-	if (inputs_stage(s, files, err, sizeof(err)) == -1) {
+	staged = json_array();
+	if (inputs_stage(s, files, staged, err, sizeof(err)) == -1) {
 		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
 		tool_error(rq, "%s", err);
 		json_decref(hits);
+		json_decref(staged);
 		/* A session made for this call only goes with it. */
 		if (sid == NULL)
 			session_close(s, "not run");
 		return;
 	}
 	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
-	    NULL, 0, sid == NULL, &cg.bill);
+	    NULL, staged, 0, sid == NULL, &cg.bill);
 }
 
 static void

@@ -56,13 +56,14 @@ void	refuse(struct tool_req *, const char *tool, const char *reason,
 	    const struct refusal *);
 /*
  * Audits execution_started, then runs code in s and answers rq when it
- * is done; takes hits and argv.  oneshot: the session goes afterwards;
- * created: it was made for this call (goes if the call never runs).
+ * is done; takes hits, argv and inputs (what inputs_stage staged).
+ * oneshot: the session goes afterwards; created: it was made for this
+ * call (goes if the call never runs).
  */
 void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
-	    const char *tool, json_t *argv, int oneshot, int created,
-	    const struct quota_bill *);
+	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
+	    int created, const struct quota_bill *);
 /* run_command (command.c). */
 void	run_command(struct tool_req *, const json_t *args,
 	    const json_t *token);

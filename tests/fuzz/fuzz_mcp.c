@@ -170,6 +170,14 @@ session_stage(struct session *s, const char *path, char *name, size_t namelen,
 	return 0;
 }
 
+void
+session_staged_last(const struct session *s, uint64_t *size,
+    const char **sha256)
+{
+	*size = 0;
+	*sha256 = "";
+}
+
 int
 session_stage_inline(struct session *s, const char *name,
     const uint8_t *data, size_t len, char *err, size_t errlen)

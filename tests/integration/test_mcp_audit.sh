@@ -6,6 +6,10 @@
 
 start_auditd
 mcp_rules
+mkdir -p "$T/in"
+printf 'a,b\n1,2\n' >"$T/in/data.csv"
+sed -i "s|^  roots: .*|  roots: [$T/in]|" "$R/profiles/default.yaml"
+grep -q "roots: \[$T/in\]" "$R/profiles/default.yaml" || fail "sed missed inputs.roots"
 mcp_serve a
 mcp_call a 1 '{"code":"open(\"one\",\"w\").write(\"1\")"}' | grep -q '"isError":false' ||
 	fail "a call with the daemon up did not run"
@@ -24,11 +28,26 @@ mcp_call a 3 "{\"code\":\"print(open('one').read())\",\"session_id\":\"$sid\"}" 
 	grep -q '"stdout":"1\\n"' || fail "no reconnect after the daemon came back"
 note "daemon back: the next call reconnects and runs"
 
+# Staged inputs are named in the call's records with size and sha256.
+mcp_call a 4 "{\"code\":\"print(len(open('/inputs/n.txt','rb').read()))\",\"session_id\":\"$sid\",\"files\":[\"$T/in/data.csv\",{\"name\":\"n.txt\",\"content\":\"h\u00e9llo\"}]}" |
+	grep -q '"stdout":"6\\n"' || fail "the call with inputs: $(tail -1 "$T/a.out")"
+"$PY" - "$LOG" "$T/in/data.csv" <<'PY' || fail "inputs in the records (see above)"
+import glob, hashlib, json, sys
+recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f)]
+csv = open(sys.argv[2], "rb").read(); txt = "h\u00e9llo".encode()
+want = [{"name": "data.csv", "size": len(csv), "sha256": "sha256:" + hashlib.sha256(csv).hexdigest()},
+        {"name": "n.txt", "size": len(txt), "sha256": "sha256:" + hashlib.sha256(txt).hexdigest()}]
+for ev in ("execution_started", "code_execution"):
+    got = [r for r in recs if r["event"] == ev and "inputs" in r]
+    assert len(got) == 1 and got[0]["inputs"] == want, (ev, got)
+PY
+note "staged inputs: name, size, sha256 in execution_started and code_execution"
+
 eval "exec $IN_a>&-"
 wait "$PID_a" || fail "mcp-exec did not stop cleanly"
 stop_auditd
 verify >/dev/null
 n=$(cat "$LOG"/audit-*.log | grep -c '"event":"code_execution"')
-[ "$n" = 2 ] || fail "$n code_execution records, want 2"
+[ "$n" = 3 ] || fail "$n code_execution records, want 3"
 grep -q '"event":"session_closed"' "$LOG"/audit-*.log || fail "no session_closed"
-note "trail verifies: 2 executions, the session's close"
+note "trail verifies: 3 executions, the session's close"

@@ -89,6 +89,10 @@ START_TEST(test_stage_copies_file_beneath_root)
 	ck_assert_str_eq(e.name, "data.csv");
 	ck_assert_uint_eq(e.st.files, 1);
 	ck_assert_uint_eq(e.st.bytes, 8);
+	/* Hashed as copied, for the call's audit record. */
+	ck_assert_uint_eq(e.st.last_size, 8);
+	ck_assert_str_eq(e.st.last_sha256, "492d5ea496056f1a6a6592241032fab7"
+	    "64c321596317930b4fa0e1e8bc3b7470");
 	tu_path(path, sizeof(path), e.dest, "data.csv");
 	data = tu_read(path, &len);
 	ck_assert_uint_eq(len, 8);
@@ -376,6 +380,9 @@ START_TEST(test_stage_inline)
 	    (const uint8_t *)"xy", 2, e.destfd, e.err, sizeof(e.err)), 0);
 	ck_assert_uint_eq(e.st.files, 1);
 	ck_assert_uint_eq(e.st.bytes, 2);
+	ck_assert_uint_eq(e.st.last_size, 2);
+	ck_assert_str_eq(e.st.last_sha256, "769a4e6d0003189c7e96c5d9b7e810a0"
+	    "d11c3a12832527ec94b0f86d277f51ca");
 	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "big", big,
 	    sizeof(big), e.destfd, e.err, sizeof(e.err)), -1);
 	ck_assert_msg(strstr(e.err, "inputs.inline_max_file, 64") != NULL,
