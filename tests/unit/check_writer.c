@@ -34,7 +34,8 @@ static enum verify_result
 verify_log(const struct audit_conf *c, const char *dir,
     struct verify_report *r)
 {
-	struct verify_opts	 o = { tu_pubkey(dir), c->checkpoint_dir };
+	struct verify_opts	 o = { .pubkey = tu_pubkey(dir),
+				   .checkpoints = c->checkpoint_dir };
 	enum verify_result	 rv = verify_dir(c->log_dir, &o, r);
 
 	EVP_PKEY_free(o.pubkey);
