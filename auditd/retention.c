@@ -38,6 +38,42 @@ add_sample(json_t *ev, const char *code, size_t len, size_t n)
 	return 0;
 }
 
+/*
+ * What to keep: audit.yaml's code.retention, or the stricter one a writer
+ * asks for in code_retention_min (a profile's).  A writer can only make
+ * the log keep more, never less.
+ */
+static int
+retention_wanted(const struct audit_conf *c, const json_t *ev,
+    const char *name, enum audit_retention *keep, char *err, size_t errlen)
+{
+	const json_t	*v = json_object_get(ev, "code_retention_min");
+	const char	*s;
+	int		 r;
+
+	*keep = c->code_retention;
+	if (v == NULL)
+		return 0;
+	if (name == NULL || strcmp(name, "execution_started") != 0) {
+		snprintf(err, errlen, "field 'code_retention_min' is accepted "
+		    "only in execution_started");
+		return -1;
+	}
+	s = json_string_value(v);
+	for (r = RETAIN_HASH; r <= RETAIN_FULL; r++)
+		if (s != NULL && strcmp(s, audit_retention_name(
+		    (enum audit_retention)r)) == 0)
+			break;
+	if (r > RETAIN_FULL) {
+		snprintf(err, errlen, "execution_started: code_retention_min: "
+		    "hash, sample or full");
+		return -1;
+	}
+	if ((enum audit_retention)r > *keep)
+		*keep = (enum audit_retention)r;
+	return 0;
+}
+
 int
 retention_apply(const struct audit_conf *c, json_t *ev,
     struct retained_code *out, char *err, size_t errlen)
@@ -46,6 +82,7 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 	const json_t	*v, *size;
 	char		 hex[SHA256_HEX + 1];
 	size_t		 len;
+	enum audit_retention keep;
 
 	static const char *const own[] = { "code_retention", "code_head",
 	    "code_tail", "code_sample_bytes", NULL };
@@ -60,12 +97,14 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 			return -1;
 		}
 	name = json_string_value(json_object_get(ev, "event"));
+	if (retention_wanted(c, ev, name, &keep, err, errlen) == -1)
+		return -1;
 	if ((v = json_object_get(ev, "code")) == NULL) {
 		if (name != NULL && strcmp(name, "execution_started") == 0 &&
-		    c->code_retention != RETAIN_HASH) {
+		    keep != RETAIN_HASH) {
 			snprintf(err, errlen, "execution_started: field 'code' "
 			    "is required: code.retention is %s",
-			    audit_retention_name(c->code_retention));
+			    audit_retention_name(keep));
 			return -1;
 		}
 		return 0;
@@ -101,10 +140,10 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 		    "length of code");
 		return -1;
 	}
-	if (c->code_retention == RETAIN_SAMPLE &&
+	if (keep == RETAIN_SAMPLE &&
 	    add_sample(ev, code, len, c->code_sample_bytes) == -1)
 		goto nomem;
-	if (c->code_retention == RETAIN_FULL) {
+	if (keep == RETAIN_FULL) {
 		memcpy(out->hex, hex, sizeof(out->hex));
 		out->data = xmalloc(len + 1);
 		memcpy(out->data, code, len);
@@ -112,7 +151,7 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 	}
 	/* code is freed here: copy first, then drop. */
 	if (json_object_set_new(ev, "code_retention", json_string(
-	    audit_retention_name(c->code_retention))) == -1)
+	    audit_retention_name(keep))) == -1)
 		goto nomem;
 	json_object_del(ev, "code");
 	return 0;

@@ -79,6 +79,9 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 	    (json_int_t)ra->code_size, "pattern_hits", "tool", "run", "argv",
 	    ra->argv, "client", ra->client, "code", code, "seccomp_sha256",
 	    digest);
+	if (ev != NULL && rq->profile->code_retention[0] != '\0')
+		json_object_set_new(ev, "code_retention_min",
+		    json_string(rq->profile->code_retention));
 	if (run_audit_append(ra, ev, err, errlen) == -1)
 		goto unaudited;
 	free(code);

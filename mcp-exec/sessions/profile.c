@@ -537,7 +537,9 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 {
 	static const char *const top[] = { "description", "limits", "timeout",
 	    "filesystem", "output", "inputs", "artifacts", "network",
-	    "hostname", "landlock", "tls", "runtime", "packages", NULL };
+	    "hostname", "landlock", "tls", "runtime", "packages",
+	    "code_retention", NULL };
+	static const char *const retain[] = { "hash", "sample", "full", NULL };
 	static const char *const to_keys[] = { "default_ms", "max_ms", NULL };
 	static const char *const fs_keys[] = { "tmp_size", "workspace_size",
 	    "shm_size", NULL };
@@ -607,6 +609,9 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 			    strcmp(s, "loopback") != 0;
 		}
 	}
+	if (conf_get_enum(ctx, root, "code_retention", retain, &e) == 1)
+		snprintf(p->code_retention, sizeof(p->code_retention), "%s",
+		    retain[e]);
 	if (conf_get_string(ctx, root, "hostname", &s) == 1) {
 		if (!profile_name_ok(s))
 			conf_error(ctx, json_object_get(root, "hostname"),

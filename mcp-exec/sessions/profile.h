@@ -95,6 +95,10 @@ struct profile {
 	/* packages: pip installs into a layer of the session's own. */
 	int			pkg_install;
 	char			pkg_index[PROFILE_URL_MAX];	/* https://... */
+	/* code_retention: "" (audit.yaml's alone), "hash", "sample" or
+	 * "full": the least the log must keep of this profile's code.
+	 * stockade-auditd keeps the stricter of this and its own. */
+	char			code_retention[8];
 };
 
 /* rules_dir/mcp-exec.yaml (built-in defaults when absent). */

@@ -643,6 +643,10 @@ start_call(struct tool_req *rq, struct session *s,
 	/* Which inputs the code saw, by hash, before it runs. */
 	if (ev != NULL && json_array_size(inputs) > 0)
 		json_object_set(ev, "inputs", inputs);
+	/* The profile may ask the log to keep more of the code, never less. */
+	if (ev != NULL && pc->prof->code_retention[0] != '\0')
+		json_object_set_new(ev, "code_retention_min",
+		    json_string(pc->prof->code_retention));
 	if (server_audit_sync(srv, with_quota(tool_with_client(rq, ev),
 	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1)
 		py_started(pc, 0, err);

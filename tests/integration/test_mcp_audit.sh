@@ -10,6 +10,8 @@ mkdir -p "$T/in"
 printf 'a,b\n1,2\n' >"$T/in/data.csv"
 sed -i "s|^  roots: .*|  roots: [$T/in]|" "$R/profiles/default.yaml"
 grep -q "roots: \[$T/in\]" "$R/profiles/default.yaml" || fail "sed missed inputs.roots"
+# The profile asks for more than audit.yaml's code.retention (hash).
+printf 'code_retention: full\n' >>"$R/profiles/default.yaml"
 mcp_serve a
 mcp_call a 1 '{"code":"open(\"one\",\"w\").write(\"1\")"}' | grep -q '"isError":false' ||
 	fail "a call with the daemon up did not run"
@@ -40,6 +42,13 @@ want = [{"name": "data.csv", "size": len(csv), "sha256": "sha256:" + hashlib.sha
 for ev in ("execution_started", "code_execution"):
     got = [r for r in recs if r["event"] == ev and "inputs" in r]
     assert len(got) == 1 and got[0]["inputs"] == want, (ev, got)
+# The profile's code_retention: full wins over audit.yaml's hash.
+st = [r for r in recs if r["event"] == "execution_started"]
+assert st and all(r["code_retention"] == "full" and r["code_retention_min"] == "full"
+                  for r in st), st
+import os
+for r in st:
+    assert glob.glob(sys.argv[1] + "/blobs/*/" + r["code_hash"][7:]), r
 PY
 note "staged inputs: name, size, sha256 in execution_started and code_execution"
 

@@ -132,6 +132,24 @@ printf 'print(150)\n# %s\n' "$(head -c 900 /dev/zero | tr '\0' y)" >"$T/c.py"
 verify >/dev/null || fail "rotation: log does not verify"
 note "retention: $nlog files kept, blob folders only for them"
 
+# ---- a writer (a profile) may ask for more than audit.yaml, never less
+rm -rf "$LOG" "$CP"
+make_conf "code: {retention: sample, sample_bytes: 16}"
+start_auditd
+ev p1 "$T/a.py" '{"code_retention_min": "full"}' | send >/dev/null || fail "min full: refused"
+record_of p1 | grep -q '"code_retention":"full"' || fail "min full not applied: $(record_of p1)"
+ls "$LOG"/blobs/audit-*.log/"$h" >/dev/null || fail "min full: no blob"
+ev p2 "$T/a.py" '{"code_retention_min": "hash"}' | send >/dev/null || fail "min hash: refused"
+record_of p2 | grep -q '"code_retention":"sample".*"code_head"\|"code_head".*"code_retention":"sample"' ||
+    fail "a writer weakened retention: $(record_of p2)"
+ev p3 "$T/b.py" '{"code_retention_min": "all"}' | send 2>"$T/err" && fail "min all accepted"
+grep -q "code_retention_min: hash, sample or full" "$T/err" || fail "min all: $(cat "$T/err")"
+printf '%s\n' '{"event":"operator_note","principal":"p","message":"m","code_retention_min":"full"}' |
+    send 2>"$T/err" && fail "code_retention_min outside execution_started accepted"
+stop_auditd
+verify >/dev/null || fail "min: log does not verify"
+note "code_retention_min: raises sample to full, cannot lower it, bad values refused"
+
 # ---- crash between blob and record: SIGKILL as the blob takes its name
 rm -rf "$LOG" "$CP"
 make_conf "code: {retention: full}"

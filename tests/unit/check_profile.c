@@ -50,8 +50,10 @@ START_TEST(test_values_parsed)
 
 	rules_with(dir, sizeof(dir), "limits: {memory: 64M, cpu: 0.5, pids: 8}\n"
 	    "network: loopback\nartifacts: {dir: out, types: [png, csv]}\n"
-	    "inputs: {roots: [/srv/data]}\nlandlock: best_effort\n");
+	    "inputs: {roots: [/srv/data]}\nlandlock: best_effort\n"
+	    "code_retention: sample\n");
 	ck_assert_int_eq(profile_load(dir, "t", &p), 0);
+	ck_assert_str_eq(p.code_retention, "sample");
 	ck_assert_uint_eq(p.limits.memory, 64ULL << 20);
 	ck_assert_uint_eq(p.limits.cpu_millis, 500);
 	ck_assert_int_eq(p.net, NET_LOOPBACK);
@@ -92,6 +94,7 @@ static const char *const bad[] = {
 	"network: ../../x\n",
 	"hostname: Bad Name\n",
 	"landlock: sometimes\n",
+	"code_retention: everything\n",
 	"tls: {ca_bundle: maybe}\n",
 	"tls: {extra_ca: relative.pem}\n",
 	"tls: {extra_ca: /nonexistent/ca.pem}\n",
