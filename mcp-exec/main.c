@@ -290,8 +290,11 @@ cmd_serve(int argc, char *argv[])
 	/* stdout is the protocol's: logs go to stderr. */
 	log_init("mcp-exec", 1, verbose);
 	o->http = http_listen != NULL;
-	if (server_load(&srv) == -1)
+	if (server_load(&srv) == -1) {
+		if (!check_only)
+			server_audit_load_failed();
 		goto out;
+	}
 	/* --http: stdin is not read; the server runs until SIGTERM. */
 	if (http_listen != NULL &&
 	    (http = transport_http_new(&srv, http_listen)) == NULL)

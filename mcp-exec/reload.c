@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_client.h"
 #include "hash.h"
 #include "conf.h"
 #include "log.h"
@@ -116,14 +117,25 @@ load_profiles(const char *dir, struct server_policy *p)
 	return 0;
 }
 
+/*
+ * Where a load that fails at start is reported: --audit-socket, else the
+ * socket mcp-exec.yaml names as far as it loaded (the built-in default
+ * when it did not).
+ */
+static char	 load_socket[PATH_MAX];
+
 static int
 policy_load(const struct server_opts *o, struct server_policy *p)
 {
 	char	 err[PATH_MAX + 256], prof[PROFILE_NAME_MAX + 16];
 	size_t	 i;
+	int	 rv;
 
 	memset(p, 0, sizeof(*p));
-	if (mcpexec_conf_load(o->rules_dir, &p->conf) == -1)
+	rv = mcpexec_conf_load(o->rules_dir, &p->conf);
+	snprintf(load_socket, sizeof(load_socket), "%s", o->audit_socket ?
+	    o->audit_socket : p->conf.server.audit_socket);
+	if (rv == -1)
 		return -1;
 	if (apply_opts(o, &p->conf) == -1) {
 		fprintf(stderr, "mcp-exec: a path given on the command line is "
@@ -211,6 +223,7 @@ server_load(struct server *srv)
 {
 	struct server_policy	 p;
 
+	conf_errors_clear();
 	if (policy_load(&srv->opts, &p) == -1)
 		return -1;
 	policy_swap(srv, &p);
@@ -301,6 +314,34 @@ server_unload(struct server *srv)
 	memset(&p, 0, sizeof(p));
 	policy_swap(srv, &p);
 	policy_free(&p);
+}
+
+void
+server_audit_load_failed(void)
+{
+	struct audit_client	 ac;
+	struct audit_ack	 ack;
+	const char		*why = conf_errors_text();
+	char			 err[512];
+	json_t			*ev;
+
+	if (load_socket[0] == '\0' ||
+	    audit_client_open(&ac, load_socket, err, sizeof(err)) == -1) {
+		log_warnx("the failed load is not audited: %s", load_socket[0] ?
+		    err : "no audit socket");
+		return;
+	}
+	ev = json_pack("{s:s, s:s, s:[], s:b, s:s}", "event", "policy_load",
+	    "program", "mcp-exec", "files", "ok", 0, "error", why[0] != '\0' ?
+	    why : "the rules do not load (see mcp-exec's log)");
+	if (ev == NULL)
+		log_warnx("the failed load is not audited: out of memory");
+	else if (audit_client_append(&ac, ev, &ack, err, sizeof(err)) == -1)
+		log_warnx("the failed load is not audited: %s", err);
+	else if (!ack.ok)
+		log_warnx("the failed load is not audited: %s", ack.message);
+	json_decref(ev);
+	audit_client_close(&ac);
 }
 
 void

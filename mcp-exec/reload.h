@@ -10,6 +10,12 @@ struct server;
 
 /* Loads the rules named by srv->opts; prints errors, -1 when invalid. */
 int	server_load(struct server *);
+/*
+ * After server_load failed at start: a policy_load ok:false record with
+ * the loaders' file:line:column text, sent synchronously (the server
+ * exits next; nothing else would record why).
+ */
+void	server_audit_load_failed(void);
 /* SIGHUP: all of the rules again, or nothing (audited either way). */
 int	server_reload(struct server *);
 /* The policy_load record of the rules in force. */

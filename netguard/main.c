@@ -15,6 +15,8 @@
 
 #include <event2/event.h>
 
+#include "audit_client.h"
+#include "conf.h"
 #include "log.h"
 #include "netguard.h"
 #include "util.h"
@@ -48,6 +50,37 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 
 	if (ng_reload(ng, err, sizeof(err)) == -1)
 		log_warnx("reload: %s; the old policies stay", err);
+}
+
+/*
+ * Rules that do not load at start: netguard exits, and only this record
+ * says why (the loaders' file:line:column text), sent synchronously to
+ * the audit socket as far as the settings loaded.
+ */
+static void
+audit_load_failed(const char *sock)
+{
+	struct audit_client	 ac;
+	struct audit_ack	 ack;
+	const char		*why = conf_errors_text();
+	char			 err[512];
+	json_t			*ev;
+
+	if (audit_client_open(&ac, sock, err, sizeof(err)) == -1) {
+		log_warnx("the failed load is not audited: %s", err);
+		return;
+	}
+	ev = json_pack("{s:s, s:s, s:[], s:b, s:s}", "event", "policy_load",
+	    "program", "netguard", "files", "ok", 0, "error", why[0] != '\0' ?
+	    why : "the rules do not load (see netguard's log)");
+	if (ev == NULL)
+		log_warnx("the failed load is not audited: out of memory");
+	else if (audit_client_append(&ac, ev, &ack, err, sizeof(err)) == -1)
+		log_warnx("the failed load is not audited: %s", err);
+	else if (!ack.ok)
+		log_warnx("the failed load is not audited: %s", ack.message);
+	json_decref(ev);
+	audit_client_close(&ac);
 }
 
 /* A flag's path into a settings field; -1 when it does not fit. */
@@ -116,9 +149,14 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		usage();
 	log_init("netguard", foreground || check_only, verbose);
+	conf_errors_clear();
 	if (ng_conf_load(ng.rules_dir, &ng.conf) == -1 ||
-	    (ng.policies = policy_set_load(ng.rules_dir)) == NULL ||
-	    override(ng.conf.socket_path, sizeof(ng.conf.socket_path),
+	    (ng.policies = policy_set_load(ng.rules_dir)) == NULL) {
+		if (!check_only)
+			audit_load_failed(audit ? audit : ng.conf.audit_socket);
+		return 1;
+	}
+	if (override(ng.conf.socket_path, sizeof(ng.conf.socket_path),
 	    "--socket", sock) == -1 ||
 	    override(ng.conf.audit_socket, sizeof(ng.conf.audit_socket),
 	    "--audit-socket", audit) == -1 ||

@@ -55,5 +55,14 @@ expect_connect "$SB" ok allowed.test:80
 expect_connect "$SB" fail -t 1 198.51.100.20:80
 note "SIGHUP with a broken file: policy_load ok false, L2 stays in force"
 
+# The same rules at a start: netguard exits, and the record says why.
+st=0; "$NETGUARD" -d --rules "$R" --socket "$T/ng2.sock" --audit-socket "$SOCK" \
+    --state-dir "$T/ng2state" 2>"$T/ng2.err" || st=$?
+[ $st = 1 ] || fail "netguard with broken rules: exit $st"
+"$PY" "$EG/events.py" "$LOG" --min 2 policy_load program=netguard ok=false \
+    "error~$R/network/flex.yaml:3:1: did not find expected node content" >/dev/null ||
+    fail "the failed start left no policy_load with its error"
+note "a start with the broken file: exit 1, policy_load ok false with the error"
+
 egress_finish
 note "reload: audit log verifies"

@@ -25,7 +25,23 @@ note "mcp-exec run: audited through --audit-socket; refused without the audit da
 sed -i "s|^\(  audit_socket:\).*|\1 $SOCK|" "$R/mcp-exec.yaml"
 start_mx
 stop_mx || fail "mcp-exec exit status $?"
+# Rules that do not load at start: refused, and the record says why.
+cp -R "$R" "$T/bad"
+printf '  - id: BROKEN\n    regex: "(unclosed"\n' >>"$T/bad/patterns.yaml"
+st=0; "$MX" --stdio --rules "$T/bad" --state-dir "$S" </dev/null 2>"$T/bad.err" || st=$?
+[ $st != 0 ] || fail "mcp-exec started with broken rules"
+grep -q "patterns.yaml:[0-9]*:[0-9]*: " "$T/bad.err" || fail "no error printed: $(cat "$T/bad.err")"
+"$MX" -n --rules "$T/bad" --state-dir "$S" 2>/dev/null && fail "-n passed broken rules"
 stop_auditd
+"$PY" - "$LOG" <<'EOF' || fail "the failed start's policy_load (see above)"
+import glob, json, re, sys
+recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f)]
+bad = [r for r in recs if r["event"] == "policy_load" and not r["ok"]]
+# One: the failed start; -n (check only) writes nothing.
+assert len(bad) == 1 and bad[0]["program"] == "mcp-exec", bad
+assert re.search(r"/bad/patterns\.yaml:\d+:\d+: ", bad[0]["error"]), bad
+print("  a failed start: policy_load ok false with the file:line:column error")
+EOF
 "$PY" - "$LOG" "$out" "$R" "$T/art/out.txt" <<'EOF' || fail "run and lifecycle records (see above)"
 import glob, hashlib, json, pwd, os, sys
 log, out, rules, art = sys.argv[1:5]
