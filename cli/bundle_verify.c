@@ -115,10 +115,9 @@ check_policies(const char *dir, const json_t *pols, const json_t *na,
 	const json_t	*p;
 	const char	*hex;
 	char		 path[PATH_MAX], got[SHA256_HEX + 1], *data;
-	size_t		 i, len, present = 0;
+	size_t		 i, len;
 	struct dirent	*de;
 	DIR		*dp;
-	int		 n = 0;
 
 	json_array_foreach(pols, i, p) {
 		hex = json_string_value(json_object_get(p, "sha256"));
@@ -141,7 +140,6 @@ check_policies(const char *dir, const json_t *pols, const json_t *na,
 		if (strcmp(got, hex) != 0)
 			return bad(msg, msglen, "policy file %s/%s was changed: "
 			    "its bytes hash to %s", BUNDLE_POLICY_DIR, hex, got);
-		present++;
 	}
 	if (xsnprintf(path, sizeof(path), "%s/%s", dir, BUNDLE_POLICY_DIR) == -1 ||
 	    (dp = opendir(path)) == NULL)
@@ -150,7 +148,6 @@ check_policies(const char *dir, const json_t *pols, const json_t *na,
 	while ((de = readdir(dp)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
-		n++;
 		json_array_foreach(pols, i, p)
 			if (strcmp(json_string_value(json_object_get(p,
 			    "sha256")), de->d_name) == 0)
@@ -162,7 +159,6 @@ check_policies(const char *dir, const json_t *pols, const json_t *na,
 		}
 	}
 	closedir(dp);
-	(void)present;
 	return 0;
 }
 

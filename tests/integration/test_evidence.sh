@@ -11,8 +11,8 @@ vb() { "$STOCKADE" audit verify --bundle "$1" --pubkey "$PUB"; }
 # remanifest DIR: what a tamperer who also fixes the MANIFEST would write.
 remanifest() {
 	(cd "$1" && find . -type f ! -path ./MANIFEST | sed 's|^\./||' |
-	    LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done \
-	    >"$T/manifest.new" && mv "$T/manifest.new" MANIFEST)
+	    LC_ALL=C sort | xargs -d '\n' sha256sum >"$T/manifest.new" &&
+	    mv "$T/manifest.new" MANIFEST)
 }
 # expect_caught NAME DIR PATTERN: verify fails naming PATTERN.
 expect_caught() {
@@ -47,11 +47,13 @@ print(json.dumps({"event": "code_execution", "principal": p, "session_id": s,
 PY
 }
 
-# Two files: an early policy load, a rotation, then the sessions.
+# Several files: a rotation, the policy loads, another, then the sessions;
+# a bundle starts at the file of the loads, in the middle of the chain.
 make_conf "code: {retention: full}" "rotation: {max_file_bytes: 64K, keep_files: 20}"
 start_auditd
-{ pload mcp-exec "$T/rules/a.yaml" "$pa"; pload netguard "$T/rules/b.yaml" "$pb"
-  for i in $(seq 1 24); do ev "pad$i" user:carol "print($i)" 4000; done
+{ for i in $(seq 1 7); do ev "pad$i" user:carol "print($i)" 12000; done
+  pload mcp-exec "$T/rules/a.yaml" "$pa"; pload netguard "$T/rules/b.yaml" "$pb"
+  for i in $(seq 8 12); do ev "pad$i" user:carol "print($i)" 12000; done
   ev s1 user:alice 'print("one")'; ev s2 user:bob 'print("two")'
   ev s1 user:alice 'print("three")'; } | send || fail "events refused"
 stop_auditd		# a clean stop signs a final checkpoint
@@ -63,7 +65,11 @@ nfiles=$(ls "$LOG"/audit-*.log | wc -l)
     fail "evidence failed"
 out=$(vb "$T/b") || fail "bundle does not verify: $out"
 echo "$out" | grep -q "bundle intact: 6 record(s)" || fail "verify: $out"
-echo "$out" | grep -q "2[0-9] code blob(s), 2 policy file(s) in force (0 not" || fail "verify: $out"
+echo "$out" | grep -q "[1-9][0-9]* code blob(s), 2 policy file(s) in force (0 not" || fail "verify: $out"
+# Cut from the middle: the first file follows one not in the bundle.
+echo "$out" | grep -q "chain verified from seq [1-9][0-9]," || fail "not a cut: $out"
+head -1 "$(ls "$T"/b/log/audit-*.log | head -1)" | grep -q '"event":"rotate"' ||
+    fail "the bundle starts at the chain's start"
 [ "$(wc -l <"$T/b/records.jsonl")" -eq 6 ] || fail "records.jsonl: $(cat "$T/b/records.jsonl")"
 grep -v '"session_id":"s1"' "$T/b/records.jsonl" && fail "records of another session"
 [ -f "$T/b/policy/$pa" ] && [ -f "$T/b/policy/$pb" ] || fail "policy files not copied"
@@ -83,9 +89,10 @@ note "session bundle: 6 records, whole files, 2 blobs, 2 policy files, verifies"
  sed -n '/^       last=; cat/,/^       done$/p' README.md | sed 's/^       //' >"$T/chain.sh"
  [ -s "$T/chain.sh" ] || fail "no chain recipe in README"
  [ -z "$(bash "$T/chain.sh")" ] || fail "README chain recipe: $(bash "$T/chain.sh" | head -3)"
- cp -a log "$T/log.bad"; sed -i '3s/"seq"/"seq" /' "$T"/log.bad/audit-*.log
- cd "$T/log.bad/.." && mkdir -p rb && mv log.bad rb/log && cd rb &&
-    [ -n "$(bash "$T/chain.sh")" ] || fail "README chain recipe misses an edit"
+ # An edit in the middle of a (shortened) file: the recipe names it.
+ mkdir -p "$T/rb/log"; f=$(ls log/audit-*.log | head -1)
+ head -4 "$f" | sed '3s/"seq"/"seq" /' >"$T/rb/$f"
+ cd "$T/rb" && bash "$T/chain.sh" | grep -q "^BAD hash" || fail "README chain recipe misses an edit"
  head -c 63 "$T/b/checkpoints/$(ls "$T/b/checkpoints" | grep -m1 sig)" >"$T/bad.sig"; printf x >>"$T/bad.sig"
  m=$(ls "$T"/b/checkpoints/*.msg | head -1)
  openssl pkeyutl -verify -pubin -inkey "$T/b/checkpoint.pub" -rawin -in "$m" \
