@@ -68,6 +68,8 @@ void	 bundle_scan_free(struct bundle_scan *);
  */
 json_t	*bundle_policies(const struct bundle_scan *, size_t *min_file);
 
+/* The README every bundle of this format carries, byte for byte. */
+const char *bundle_readme(void);
 /* Writes a bundle directory out (must not exist) from the log in log_dir. */
 int	 bundle_create(const char *log_dir, const struct bundle_filter *,
 	    const char *pubkey, const char *out, char *err, size_t errlen);

@@ -186,6 +186,90 @@ check_records(const char *dir, const char *selected, size_t sellen,
 	return rv;
 }
 
+/* A copy of a policies array without the "available" flags. */
+static json_t *
+strip_available(const json_t *pols)
+{
+	json_t	*out = json_deep_copy(pols), *p;
+	size_t	 i;
+
+	json_array_foreach(out, i, p)
+		json_object_del(p, "available");
+	return out;
+}
+
+/*
+ * What bundle.json says that the chain also says must agree with it:
+ * only "created" and "log_dir" are the creator's word alone.
+ */
+static int
+check_meta(const char *dir, const json_t *meta, const struct bundle_scan *s,
+    const struct logfile *files, size_t n, const json_t *pols, char *msg,
+    size_t msglen)
+{
+	const json_t	*e, *rec, *mp = json_object_get(meta, "policies");
+	json_t		*names = json_array(), *a, *b, *c, *na;
+	char		 path[PATH_MAX], *data = NULL;
+	const char	*readme = bundle_readme();
+	json_int_t	 cover = 0;
+	size_t		 i, len;
+	int		 rv = 1;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(names, json_string(files[i].name));
+	json_array_foreach(s->checkpoints, i, e) {
+		rec = json_object_get(e, "rec");
+		if ((uint64_t)json_integer_value(json_object_get(rec,
+		    "cp_seq")) >= s->need_signed) {
+			cover = json_integer_value(json_object_get(rec, "cp_seq"));
+			break;
+		}
+	}
+	na = json_array();
+	json_array_foreach(mp, i, e)
+		if (!json_is_true(json_object_get(e, "available")))
+			json_array_append(na, (json_t *)e);
+	/* Those not available are exactly the ones flagged so. */
+	a = strip_available(mp);
+	b = strip_available(json_object_get(meta, "policies_not_available"));
+	c = strip_available(na);
+	if (json_integer_value(json_object_get(meta, "records")) !=
+	    (json_int_t)s->nrecords ||
+	    json_integer_value(json_object_get(meta, "first_seq")) !=
+	    (json_int_t)s->first_seq ||
+	    json_integer_value(json_object_get(meta, "last_seq")) !=
+	    (json_int_t)s->last_seq)
+		bad(msg, msglen, "%s: records or seq range differ from the "
+		    "chain's", BUNDLE_META);
+	else if (!json_equal(json_object_get(meta, "log_files"), names))
+		bad(msg, msglen, "%s: log_files differ from the files in %s",
+		    BUNDLE_META, BUNDLE_LOG_DIR);
+	else if (json_integer_value(json_object_get(meta, "checkpoint_seq")) !=
+	    cover)
+		bad(msg, msglen, "%s: checkpoint_seq is not the checkpoint that "
+		    "covers the records", BUNDLE_META);
+	else if (!json_equal(json_object_get(meta, "digests"), s->digests))
+		bad(msg, msglen, "%s: digests differ from the records'",
+		    BUNDLE_META);
+	else if (!json_equal(a, pols) || !json_equal(b, c))
+		bad(msg, msglen, "%s: policies differ from the policy_load "
+		    "records in the chain", BUNDLE_META);
+	else if (xsnprintf(path, sizeof(path), "%s/%s", dir, BUNDLE_README) ==
+	    -1 || read_file(path, 1024 * 1024, &data, &len) == -1 ||
+	    len != strlen(readme) || memcmp(data, readme, len) != 0)
+		bad(msg, msglen, "%s is not the README of %s", BUNDLE_README,
+		    BUNDLE_FORMAT);
+	else
+		rv = 0;
+	free(data);
+	json_decref(names);
+	json_decref(na);
+	json_decref(a);
+	json_decref(b);
+	json_decref(c);
+	return rv;
+}
+
 static json_t *
 load_meta(const char *dir, char *msg, size_t msglen)
 {
@@ -287,7 +371,8 @@ bundle_verify(const char *dir, EVP_PKEY *pub, char *msg, size_t msglen,
 		goto out;
 	}
 	pols = bundle_policies(&s, &from);
-	if (check_records(dir, sel, sellen, msg, msglen) != 0 ||
+	if (check_meta(dir, meta, &s, files, n, pols, msg, msglen) != 0 ||
+	    check_records(dir, sel, sellen, msg, msglen) != 0 ||
 	    check_cp_files(dir, s.checkpoints, msg, msglen) != 0 ||
 	    check_policies(dir, pols, json_object_get(meta,
 	    "policies_not_available"), msg, msglen) != 0)

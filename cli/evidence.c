@@ -193,6 +193,12 @@ static const char readme[] =
 "4. Every file: `openssl dgst -sha256 -r FILE` against MANIFEST; a blob's\n"
 "   and a policy file's name is its own sha256, which the records name.\n";
 
+const char *
+bundle_readme(void)
+{
+	return readme;
+}
+
 static int
 write_meta(const char *out, const struct bundle_filter *f,
     const struct bundle_scan *s, const struct logfile *files, size_t from,
