@@ -45,6 +45,10 @@ issuers:
     refresh_min_s: 1
     # Tests only: the provider speaks plain http on loopback.
     insecure_http_loopback: true
+# A group from the token's groups claim decides what its members may use.
+groups:
+  - name: ops
+    tools: [execute_python]
 EOF
 "$STOCKADE" rules check "$R" >/dev/null || fail "rules check refuses the issuers"
 
@@ -143,6 +147,15 @@ p2 = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
 expect("tampered payload", f"{h}.{p2}.{s}", 401, MD, bad)
 expect("minted by the test with the provider's key", op("/_test/mint?kind=good"), 200)
 expect("groups claim", op("/_test/mint?kind=groups"), 200)
+# Its group ops may use execute_python alone (principals.yaml's groups).
+gtok = op("/_test/mint?kind=groups")
+r = init(gtok)
+gsid = r.getheader("Mcp-Session-Id")
+post(gtok, {"jsonrpc": "2.0", "method": "notifications/initialized"}, gsid)
+r, body = post(gtok, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, gsid)
+assert r.status == 200 and b"execute_python" in body, (r.status, body[:200])
+assert b"run_command" not in body, "the groups claim's ops did not limit the tools"
+print("  the token's groups claim chose the tools (group ops: execute_python)")
 
 # The provider rotates its key: the new kid is fetched on first sight.
 time.sleep(1.1)     # refresh_min_s: the unknown kid above refreshed once
