@@ -4,7 +4,8 @@
  * and for value against the profile and the pattern rules (a tool error,
  * audited).  Nothing runs unless its execution_started event is on disk
  * (when audit is required).  run_command is in command.c: the same call's
- * life (tools_int.h), split for length.
+ * life (tools_int.h), split for length; the tool port's calls are in
+ * request.c, the session tools in session_tools.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,56 +49,6 @@ struct pycall {
 	struct quota_bill bill;		/* charged when it ends */
 	int		 billed;	/* quota_call_begin was called */
 };
-
-/* ------------------------------------------------------------ requests */
-
-void
-tool_result(struct tool_req *rq, json_t *result)
-{
-	/* A reply that could not be built is still a reply. */
-	if (result == NULL) {
-		log_warnx("a tool result could not be encoded");
-		rq->port->fault(rq, TOOL_INTERNAL, "internal error");
-		return;
-	}
-	rq->port->result(rq, result);
-}
-
-void
-tool_fault(struct tool_req *rq, enum tool_fault f, const char *fmt, ...)
-{
-	char	 text[TOOL_FAULT_MAX];
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	rq->port->fault(rq, f, text);
-}
-
-void
-tool_drop(struct tool_req *rq)
-{
-	rq->port->drop(rq);
-}
-
-void
-tool_notify(struct tool_req *rq, const char *method, json_t *params)
-{
-	rq->port->notify(rq, method, params);
-}
-
-void
-tool_log(struct tool_req *rq, const char *level, json_t *data)
-{
-	rq->port->log(rq, level, data);
-}
-
-int
-tool_reachable(struct tool_req *rq)
-{
-	return rq->port->reachable(rq);
-}
 
 /* ------------------------------------------------------------ helpers */
 
@@ -750,47 +701,6 @@ execute_python(struct tool_req *rq, const json_t *args,
 	    NULL, staged, 0, sid == NULL, &cg.bill);
 }
 
-static void
-close_session(struct tool_req *rq, const json_t *args)
-{
-	static const char *const allowed[] = { "session_id", NULL };
-	struct session	*s;
-	const char	*sid;
-
-	if (check_args(rq, args, allowed) == -1)
-		return;
-	if ((sid = json_string_value(json_object_get(args, "session_id"))) ==
-	    NULL) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
-		    "string is required");
-		return;
-	}
-	if ((s = session_find(rq->srv, sid, rq->principal)) == NULL) {
-		tool_error(rq, "session not found");
-		return;
-	}
-	session_close(s, "closed by the client");
-	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
-	    "text", "text", "session closed", "isError", 0));
-}
-
-static void
-list_sessions(struct tool_req *rq, const json_t *args)
-{
-	static const char *const allowed[] = { NULL };
-	json_t		*list;
-	char		*text;
-
-	if (check_args(rq, args, allowed) == -1)
-		return;
-	list = session_list(rq->srv, rq->principal);
-	text = json_dumps(list, JSON_COMPACT);
-	tool_result(rq, json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content",
-	    "type", "text", "text", text ? text : "[]", "structuredContent",
-	    "sessions", list, "isError", 0));
-	free(text);
-}
-
 void
 tools_call(struct tool_req *rq, const json_t *params)
 {
@@ -829,9 +739,9 @@ tools_call(struct tool_req *rq, const json_t *params)
 	if (strcmp(name, "execute_python") == 0)
 		execute_python(rq, args, token);
 	else if (strcmp(name, "close_session") == 0)
-		close_session(rq, args);
+		tools_close_session(rq, args);
 	else if (strcmp(name, "list_sessions") == 0)
-		list_sessions(rq, args);
+		tools_list_sessions(rq, args);
 	else if (strcmp(name, "list_files") == 0)
 		files_list(rq, args);
 	else if (strcmp(name, "read_file") == 0)

@@ -64,6 +64,9 @@ void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
 	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
 	    int created, const struct quota_bill *);
+/* session_tools.c: the caller's own sessions. */
+void	tools_close_session(struct tool_req *, const json_t *args);
+void	tools_list_sessions(struct tool_req *, const json_t *args);
 /* run_command (command.c). */
 void	run_command(struct tool_req *, const json_t *args,
 	    const json_t *token);
