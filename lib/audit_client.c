@@ -111,6 +111,30 @@ audit_client_append(struct audit_client *ac, const json_t *event,
 	return 0;
 }
 
+int
+audit_client_once(const char *path, const json_t *event, char *err,
+    size_t errlen)
+{
+	struct audit_client	 ac;
+	struct audit_ack	 ack;
+	int			 rv = -1;
+
+	if (event == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (audit_client_open(&ac, path, err, errlen) == -1)
+		return -1;
+	if (audit_client_append(&ac, event, &ack, err, errlen) == 0) {
+		if (ack.ok)
+			rv = 0;
+		else
+			snprintf(err, errlen, "%s", ack.message);
+	}
+	audit_client_close(&ac);
+	return rv;
+}
+
 json_t *
 audit_client_status(struct audit_client *ac, char *err, size_t errlen)
 {

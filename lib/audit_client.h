@@ -41,6 +41,13 @@ int	audit_client_recv(struct audit_client *, struct audit_ack *,
 /* Send one event synchronously and wait for its reply. */
 int	audit_client_append(struct audit_client *, const json_t *event,
 	    struct audit_ack *, char *err, size_t errlen);
+/*
+ * One event on a connection of its own (a program with no link open, e.g.
+ * at a failed start): 0 once acknowledged, else -1 with err set.  A NULL
+ * event (a json_pack that failed) is an error, so callers need not check.
+ */
+int	audit_client_once(const char *socket_path, const json_t *event,
+	    char *err, size_t errlen);
 /* The daemon's status object (new reference) or NULL. */
 json_t	*audit_client_status(struct audit_client *, char *err, size_t errlen);
 

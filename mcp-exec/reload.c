@@ -319,29 +319,20 @@ server_unload(struct server *srv)
 void
 server_audit_load_failed(void)
 {
-	struct audit_client	 ac;
-	struct audit_ack	 ack;
-	const char		*why = conf_errors_text();
-	char			 err[512];
-	json_t			*ev;
+	const char	*why = conf_errors_text();
+	char		 err[512];
+	json_t		*ev;
 
-	if (load_socket[0] == '\0' ||
-	    audit_client_open(&ac, load_socket, err, sizeof(err)) == -1) {
-		log_warnx("the failed load is not audited: %s", load_socket[0] ?
-		    err : "no audit socket");
+	if (load_socket[0] == '\0') {
+		log_warnx("the failed load is not audited: no audit socket");
 		return;
 	}
 	ev = json_pack("{s:s, s:s, s:[], s:b, s:s}", "event", "policy_load",
 	    "program", "mcp-exec", "files", "ok", 0, "error", why[0] != '\0' ?
 	    why : "the rules do not load (see mcp-exec's log)");
-	if (ev == NULL)
-		log_warnx("the failed load is not audited: out of memory");
-	else if (audit_client_append(&ac, ev, &ack, err, sizeof(err)) == -1)
+	if (audit_client_once(load_socket, ev, err, sizeof(err)) == -1)
 		log_warnx("the failed load is not audited: %s", err);
-	else if (!ack.ok)
-		log_warnx("the failed load is not audited: %s", ack.message);
 	json_decref(ev);
-	audit_client_close(&ac);
 }
 
 void

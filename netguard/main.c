@@ -60,27 +60,16 @@ reload_cb(evutil_socket_t sig, short ev, void *arg)
 static void
 audit_load_failed(const char *sock)
 {
-	struct audit_client	 ac;
-	struct audit_ack	 ack;
-	const char		*why = conf_errors_text();
-	char			 err[512];
-	json_t			*ev;
+	const char	*why = conf_errors_text();
+	char		 err[512];
+	json_t		*ev;
 
-	if (audit_client_open(&ac, sock, err, sizeof(err)) == -1) {
-		log_warnx("the failed load is not audited: %s", err);
-		return;
-	}
 	ev = json_pack("{s:s, s:s, s:[], s:b, s:s}", "event", "policy_load",
 	    "program", "netguard", "files", "ok", 0, "error", why[0] != '\0' ?
 	    why : "the rules do not load (see netguard's log)");
-	if (ev == NULL)
-		log_warnx("the failed load is not audited: out of memory");
-	else if (audit_client_append(&ac, ev, &ack, err, sizeof(err)) == -1)
+	if (audit_client_once(sock, ev, err, sizeof(err)) == -1)
 		log_warnx("the failed load is not audited: %s", err);
-	else if (!ack.ok)
-		log_warnx("the failed load is not audited: %s", ack.message);
 	json_decref(ev);
-	audit_client_close(&ac);
 }
 
 /* A flag's path into a settings field; -1 when it does not fit. */

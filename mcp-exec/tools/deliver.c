@@ -38,6 +38,18 @@ tool_client_json(const struct tool_client *c)
 	}
 	if (o == NULL)
 		return NULL;
+	tool_client_proof(o, c);
+	return o;
+}
+
+void
+tool_client_proof(json_t *o, const struct tool_client *c)
+{
+	json_t		*g;
+	unsigned	 i;
+
+	if (o == NULL)
+		return;
 #define SET(k, v) do {							\
 	if ((v)[0] != '\0')						\
 		json_object_set_new(o, k, json_string(v));		\
@@ -49,7 +61,11 @@ tool_client_json(const struct tool_client *c)
 	SET("jti_sha256", c->jti_sha256);
 	SET("cert_sha256", c->cert_sha256);
 #undef SET
-	return o;
+	if (c->ngroups > 0 && (g = json_array()) != NULL) {
+		for (i = 0; i < c->ngroups; i++)
+			json_array_append_new(g, json_string(c->groups[i]));
+		json_object_set_new(o, "groups", g);
+	}
 }
 
 /* The caller's trace, so a SIEM can join the record with its spans. */

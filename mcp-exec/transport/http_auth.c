@@ -38,33 +38,6 @@ scheme(const struct http_tr *tr)
 	return tr->srv->http_tls == 2 ? "https" : "http";
 }
 
-/* The proof as audit fields added to ev (borrowed c). */
-static void
-ident_fields(json_t *ev, const struct tool_client *c)
-{
-	json_t		*g;
-	unsigned	 i;
-
-	if (ev == NULL)
-		return;
-#define SET(k, v) do {							\
-	if ((v)[0] != '\0')						\
-		json_object_set_new(ev, k, json_string(v));		\
-} while (0)
-	SET("auth", c->auth);
-	SET("issuer", c->issuer);
-	SET("subject", c->subject);
-	SET("client_id", c->client_id);
-	SET("jti_sha256", c->jti_sha256);
-	SET("cert_sha256", c->cert_sha256);
-#undef SET
-	if (c->ngroups > 0 && (g = json_array()) != NULL) {
-		for (i = 0; i < c->ngroups; i++)
-			json_array_append_new(g, json_string(c->groups[i]));
-		json_object_set_new(ev, "groups", g);
-	}
-}
-
 /*
  * A refused credential is audited, at most HTTP_REFUSALS_PER_S a second:
  * a client guessing tokens must not be able to flood the audit trail;
@@ -92,7 +65,7 @@ http_refusal(struct http_tr *tr, const char *peer, const char *principal,
 	    "remote_addr", peer, "unaudited_before",
 	    (json_int_t)tr->refusals_unaudited);
 	if (c != NULL)
-		ident_fields(ev, c);
+		tool_client_proof(ev, c);
 	server_audit(tr->srv, ev);
 	tr->refusals_unaudited = 0;
 }
@@ -320,7 +293,7 @@ http_auth_session(struct http_tr *tr, struct evhttp_request *req,
 	ev = json_pack("{s:s, s:s, s:s, s:s}", "event", "auth_accepted",
 	    "principal", a->principal, "transport", "http", "remote_addr",
 	    c->remote_addr[0] ? c->remote_addr : "?");
-	ident_fields(ev, c);
+	tool_client_proof(ev, c);
 	server_audit(tr->srv, ev);
 }
 
