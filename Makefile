@@ -95,7 +95,7 @@ DEPS_STAMP  = build/.deps-ok
 # Objects of tests and benchmarks are built by chained rules; keep them.
 .SECONDARY:
 
-.PHONY: all check run reload deps bench fuzz install clean lint unit integration escape \
+.PHONY: all check check-build run reload deps bench fuzz install clean lint unit integration escape \
 	mcp egress guest
 .DEFAULT_GOAL := all
 
@@ -218,9 +218,16 @@ $(DEPS_STAMP): Makefile
 # `deps` may just have installed (pkg-config runs at parse time), and runs it
 # on a clean slate: empty mounts over every path outside the checkout that
 # the suite writes, in a private mount namespace (tests/clean-slate.sh).
+# Everything is built first, on every core; the suites then run one at a
+# time (they share uid leases, cgroups and ports).
 check: $(DEPS_STAMP)
+	@$(MAKE) --no-print-directory -j$(JOBS) SAN=1 BUILD=build/san check-build
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
 		unit integration escape mcp egress guest
+
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+check-build: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS) \
+    $(BENCH_BINS)
 
 unit: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS)
 	@BUILD=$(BUILD) tests/run-unit.sh $(UNIT_BINS) $(FUZZ_REPLAY)
