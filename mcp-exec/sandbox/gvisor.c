@@ -249,7 +249,8 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	execve(argv[0], (char *const *)argv, (char *const *)sandbox_env);
 fail:
 	e = errno;
-	(void)write(errp, &e, sizeof(e));
+	if (write(errp, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = 0;	/* the parent reads EOF: the same failure, no errno */
 	_exit(127);
 }
 
