@@ -183,6 +183,10 @@ print_mcp(const json_t *servers, const char *dir)
 			    str(s, "network"), str(s, "since"), num(s, "idle_s"),
 			    json_is_true(json_object_get(s, "busy")) ?
 			    "  busy" : "");
+		if ((s = json_object_get(srv, "pool")) != NULL)
+			printf("  pool           %lld ready, %lld hits, %lld "
+			    "misses\n", num(s, "ready"), num(s, "hits"),
+			    num(s, "misses"));
 		json_array_foreach(json_object_get(srv, "quotas"), j, s)
 			print_quotas(s);
 	}

@@ -24,6 +24,7 @@
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
+#include "sessions/pool.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
 #include "transport/http.h"
@@ -199,6 +200,7 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 
 	log_info("%s: stopping", strsignal((int)sig));
 	srv->stopping = 1;
+	pool_free(srv);
 	sessions_close_all(srv, "mcp-exec stopped");
 	event_base_loopexit(srv->base, NULL);
 }
@@ -358,11 +360,14 @@ cmd_serve(int argc, char *argv[])
 	/* What sessions publish goes to state_dir for `stockade status`. */
 	srv.published = status_publish;
 	status_publish(&srv);
+	pool_init(&srv);	/* builds from the loop, once it runs */
 	if ((http != NULL ? transport_http_start(http) :
 	    transport_stdio_start(&srv)) == 0) {
 		event_base_dispatch(srv.base);
 		st = 0;
 	}
+	srv.stopping = 1;
+	pool_free(&srv);
 	sessions_close_all(&srv, "mcp-exec stopped");
 	status_unpublish(&srv);
 	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",

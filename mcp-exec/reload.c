@@ -17,6 +17,7 @@
 #include "log.h"
 #include "preflight.h"
 #include "reload.h"
+#include "sessions/pool.h"
 #include "sessions/server.h"
 #include "tools/authz.h"
 #include "tools/commands.h"
@@ -295,6 +296,8 @@ server_reload(struct server *srv)
 	    principals_issuers(srv->principals));
 	policy_swap(srv, &p);
 	policy_free(&p);
+	/* Built under the old policy: none of them may be handed out now. */
+	pool_drain(srv);
 	if (srv->quota != NULL)
 		authz_configure_quotas(srv->authz, srv->quota);
 	audit_load(srv, srv->policy_files, NULL);

@@ -309,9 +309,38 @@ def package_layer():
     site.addsitedir(user_site)  # its .pth files
 
 
+def preimport():
+    """The profile's pool.preimport (mcp-exec checked the names): loaded
+    before "ready", so a pooled sandbox has them when it is handed out.
+    A module that fails to import is left for the code to meet."""
+    for arg in sys.argv[1:]:
+        if arg.startswith("--preimport="):
+            for name in arg.split("=", 1)[1].split(","):
+                try:
+                    __import__(name)
+                except Exception:  # noqa: BLE001 - the code will see it
+                    pass
+
+
+def reseed():
+    """Random state drawn now, at the first call, not when the sandbox was
+    built ahead: whatever a preimport seeded starts again from the
+    kernel's entropy (os.urandom needs nothing)."""
+    mod = sys.modules.get("random")
+    if mod is not None:
+        mod.seed()
+    mod = sys.modules.get("numpy.random")
+    if mod is not None:
+        try:
+            mod.seed()
+        except Exception:  # noqa: BLE001 - a numpy without the legacy API
+            pass
+
+
 def main():
     signal.signal(signal.SIGINT, on_sigint)
     package_layer()
+    preimport()
     devnull = os.open("/dev/null", os.O_RDWR)
     fd = CONTROL_FD
     if fd == 0:
@@ -335,6 +364,7 @@ def main():
     builtins.display = display
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     send_frame(sock, {"op": "ready", "python": sys.version.split()[0]})
+    first = True
     while True:
         try:
             msg, fds = reader.frame()
@@ -347,6 +377,9 @@ def main():
         budget = msg.get("results_max")
         results = Results(budget if isinstance(budget, int) else 0)
         saved_figures.clear()
+        if first:
+            reseed()
+            first = False
         attach(fds[0], fds[1])
         status, code = run(str(msg.get("code", "")), namespace)
         detach(devnull)

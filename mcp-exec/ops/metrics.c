@@ -144,6 +144,18 @@ render_calls(struct server *srv, struct evbuffer *out)
 	    "Processes the kernel's OOM killer killed in sandboxes.");
 	evbuffer_add_printf(out, "stockade_oom_kills_total %" PRIu64 "\n",
 	    m->oom_kills);
+	family(out, "stockade_pool_ready", "gauge",
+	    "Sandboxes built ahead, waiting in the warm pool.");
+	evbuffer_add_printf(out, "stockade_pool_ready %" PRIu64 "\n",
+	    m->pool_ready);
+	family(out, "stockade_pool_hits_total", "counter",
+	    "New sessions of a pooled profile served from the pool.");
+	evbuffer_add_printf(out, "stockade_pool_hits_total %" PRIu64 "\n",
+	    m->pool_hits);
+	family(out, "stockade_pool_misses_total", "counter",
+	    "New sessions of a pooled profile built on the request path.");
+	evbuffer_add_printf(out, "stockade_pool_misses_total %" PRIu64 "\n",
+	    m->pool_misses);
 }
 
 static void

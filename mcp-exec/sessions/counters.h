@@ -65,6 +65,10 @@ struct counters {
 	uint64_t	 duration_ms_sum[COUNT_TOOLS];
 	uint64_t	 timeouts;
 	uint64_t	 oom_kills;
+	/* The warm pool: sessions of a pooled profile served from it (hits)
+	 * or built on the request path (misses), and what it holds now. */
+	uint64_t	 pool_hits, pool_misses;
+	uint64_t	 pool_ready;
 	struct count_hit hits[COUNT_HITS_MAX];
 	size_t		 nhits;
 };

@@ -17,6 +17,8 @@
 #define PROFILE_NAME_MAX	64
 #define PROFILE_REACH_MAX	512
 #define PROFILE_URL_MAX		512	/* packages.index */
+#define PROFILE_POOL_MAX	16	/* pool.size */
+#define PROFILE_PREIMPORT_MAX	512	/* pool.preimport, joined */
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
 #define PRINCIPAL_MAX		256
@@ -99,6 +101,10 @@ struct profile {
 	 * "full": the least the log must keep of this profile's code.
 	 * stockade-auditd keeps the stricter of this and its own. */
 	char			code_retention[8];
+	/* pool: sandboxes built ahead (sessions/pool.c), and the modules
+	 * their driver imports before it waits: "" or "numpy,pandas". */
+	unsigned		pool_size;
+	char			pool_preimport[PROFILE_PREIMPORT_MAX];
 };
 
 /* rules_dir/mcp-exec.yaml (built-in defaults when absent). */

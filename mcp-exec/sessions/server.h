@@ -61,6 +61,11 @@ struct server {
 	char			**caller_argv;	/* wiped inside sandboxes */
 	struct session_list	 sessions;
 	unsigned		 nsessions;
+	/* The warm pool (pool.c): built ahead, nobody's yet; counted
+	 * against server.sessions.max_total with the sessions. */
+	struct session_list	 pool;
+	unsigned		 npool;
+	struct event		*pool_ev;	/* builds the next one */
 	struct event		*reaper;
 	int			 stopping;
 	/* What sessions and tools publish for ops/ to read. */

@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +20,8 @@
 #include "log.h"
 #include "network.h"
 #include "sandbox/capture.h"
-#include "sandbox/seccomp_filter.h"
 #include "sandbox/stage.h"
+#include "pool.h"
 #include "session.h"
 #include "session_int.h"
 #include "util.h"
@@ -32,11 +31,6 @@
 /* The largest exec frame: the code, which JSON may grow sixfold (\u0001),
  * and the envelope.  The driver accepts up to 16 MiB. */
 #define DRIVER_EXEC_MAX		(6 * CODE_BYTES_MAX + 256)
-
-static const char *const driver_argv[] = {
-	"/usr/bin/python3", "-I", "-X", "utf8",
-	SANDBOX_DRIVER_DIR "/driver.py", NULL
-};
 
 enum call_phase {
 	CALL_SENDING,		/* the exec frame is still going out */
@@ -71,21 +65,8 @@ static void	call_finish(struct call *);
 
 /* ------------------------------------------------------------ helpers */
 
-static void
-new_session_id(char out[SESSION_ID_MAX])
-{
-	uint8_t	 rnd[16];
-	char	 hex[33];
-
-	/* 128 random bits: unguessable, so ids cannot be probed. */
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	hex_encode(rnd, sizeof(rnd), hex);
-	snprintf(out, SESSION_ID_MAX, "sess_%s", hex);
-}
-
-static int
-set_nonblock(int fd)
+int
+session_nonblock(int fd)
 {
 	int	 fl;
 
@@ -106,27 +87,13 @@ count_oom(struct session *s)
 	}
 }
 
-/* Reads one frame from the driver within timeout_ms (blocking). */
-static json_t *
-driver_read(struct session *s, int timeout_ms)
-{
-	struct pollfd	 pfd = { s->ctl, POLLIN, 0 };
-	char		 err[128];
-	json_t		*msg = NULL;
-
-	if (poll(&pfd, 1, timeout_ms) == 1 && frame_recv(s->ctl,
-	    DRIVER_MSG_MAX, &msg, NULL, NULL, err, sizeof(err)) == 1)
-		return msg;
-	return NULL;
-}
-
 /* ------------------------------------------------------------ sessions */
 
 /*
  * The live list changed: it is what ops/ (status, metrics) reads of the
  * sessions, so they never look into the table themselves.
  */
-static void
+void
 sessions_publish(struct server *srv)
 {
 	json_decref(srv->live);
@@ -134,9 +101,6 @@ sessions_publish(struct server *srv)
 	if (srv->published != NULL)
 		srv->published(srv);
 }
-
-static void ctl_cb(evutil_socket_t, short, void *);
-static void ctl_write_cb(evutil_socket_t, short, void *);
 
 const struct profile *
 server_profile(const struct server *srv, const char *name)
@@ -147,135 +111,6 @@ server_profile(const struct server *srv, const char *name)
 		if (strcmp(srv->profiles[i].name, name) == 0)
 			return &srv->profiles[i];
 	return strcmp(srv->profile.name, name) == 0 ? &srv->profile : NULL;
-}
-
-struct session *
-session_create(struct server *srv, const char *principal,
-    const struct profile *prof, const struct quota_bill *bill,
-    const json_t *client, char *err, size_t errlen)
-{
-	const struct server_conf	*sc = &srv->conf.server;
-	struct session			*s;
-	json_t				*ready;
-	char				 ws[PATH_MAX], digest[SHA256_HEX + 8];
-	int				 sv[2] = { -1, -1 }, null = -1;
-
-	if (sessions_make_room(srv, principal, err, errlen) == -1)
-		return NULL;
-	s = xcalloc(1, sizeof(*s));
-	s->srv = srv;
-	s->ctl = s->wsfd = -1;
-	frame_out_init(&s->ctl_out);
-	new_session_id(s->id);
-	snprintf(s->principal, sizeof(s->principal), "%s", principal);
-	profile_copy(&s->prof, prof != NULL ? prof : &srv->profile);
-	if (bill != NULL)
-		s->bill = *bill;
-	s->limits = s->prof.limits;
-	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
-	s->seen = json_object();
-	sandbox_new_id(s->spec.id);
-	if (xsnprintf(s->spec.dir, sizeof(s->spec.dir), "%s/sandboxes/%s",
-	    srv->conf.state_dir, s->spec.id) == -1 ||
-	    xsnprintf(s->store, sizeof(s->store), "%s/artifacts",
-	    s->spec.dir) == -1) {
-		snprintf(err, errlen, "state_dir too long");
-		goto fail;
-	}
-	s->spec.limits = &s->limits;
-	s->spec.runtime = s->prof.runtime;
-	s->spec.net = s->prof.net;
-	s->spec.hostname = s->prof.hostname;
-	s->spec.landlock_required = s->prof.landlock_required;
-	s->spec.cgroup = &srv->conf.cgroup;
-	s->spec.idmap = &srv->conf.idmap;
-	s->spec.seccomp = &srv->seccomp;
-	s->spec.argv = driver_argv;
-	s->spec.envp = sandbox_env;
-	s->spec.scrub_argv = srv->caller_argv;
-	s->spec.has_inputs = 1;
-	s->spec.driver_dir = sc->driver_dir;
-	network_prepare(&s->net, &s->spec, &s->prof, sc->netguard_socket,
-	    s->id, s->principal);
-	packages_prepare(&s->pkg, &s->spec, &s->prof);
-	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
-		goto fail;
-	s->started = 1;
-	/* Until a call attaches its pipes, the driver's stdio is /dev/null. */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1 ||
-	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		goto fail;
-	}
-	s->ctl = sv[0];
-	s->spec.control_fd = sv[1];
-	s->spec.stdout_fd = s->spec.stderr_fd = null;
-	if (sandbox_start(&s->spec, &s->sb, err, errlen) == -1)
-		goto fail;
-	close(sv[1]);
-	sv[1] = -1;
-	close(null);
-	null = -1;
-	if ((ready = driver_read(s, DRIVER_READY_MS)) == NULL ||
-	    strcmp(json_string_value(json_object_get(ready, "op")) ?
-	    json_string_value(json_object_get(ready, "op")) : "", "ready") != 0) {
-		json_decref(ready);
-		snprintf(err, errlen, "the session's Python driver did not start");
-		goto fail;
-	}
-	json_decref(ready);
-	/* Non-blocking: code goes out as the driver takes it (ctl_write_cb),
-	 * never blocking the loop, never half a frame (lib/frame.h). */
-	if (set_nonblock(s->ctl) == -1 ||
-	    (s->ctl_ev = event_new(srv->base, s->ctl, EV_READ | EV_PERSIST,
-	    ctl_cb, s)) == NULL || event_add(s->ctl_ev, NULL) == -1 ||
-	    (s->ctl_wev = event_new(srv->base, s->ctl, EV_WRITE | EV_PERSIST,
-	    ctl_write_cb, s)) == NULL) {
-		snprintf(err, errlen, "control socket: %s", strerror(errno));
-		goto fail;
-	}
-	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
-	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    mkdir_p(s->store, 0700) == -1 || xsnprintf(ws, sizeof(ws),
-	    "%s/.incoming", s->store) == -1 || mkdir(ws, 0700) == -1) {
-		snprintf(err, errlen, "artifact store: %s", strerror(errno));
-		goto fail;
-	}
-	s->last_used = mono_ms();
-	ts_now(s->since);
-	LIST_INSERT_HEAD(&srv->sessions, s, entry);
-	srv->nsessions++;
-	if (srv->quota != NULL)
-		quota_session_open(srv->quota, &s->bill);
-	sessions_publish(srv);
-	counters_session_created(&srv->counters);
-	sandbox_seccomp_sha256(&srv->seccomp, digest, sizeof(digest));
-	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
-	    "event", "session_created", "principal", s->principal, "session_id",
-	    s->id, "profile", s->prof.name, "sandbox", s->spec.id, "network",
-	    s->prof.network, "seccomp_sha256", digest, "client", client));
-	return s;
-fail:
-	if (sv[1] != -1)
-		close(sv[1]);
-	if (null != -1)
-		close(null);
-	if (s->ctl != -1)
-		close(s->ctl);
-	if (s->ctl_ev != NULL)
-		event_free(s->ctl_ev);
-	if (s->ctl_wev != NULL)
-		event_free(s->ctl_wev);
-	frame_out_free(&s->ctl_out);
-	if (s->wsfd != -1)
-		close(s->wsfd);
-	if (s->started)
-		sandbox_destroy(&s->sb);
-	network_detach(&s->net);
-	packages_free(&s->pkg);
-	json_decref(s->seen);
-	free(s);
-	return NULL;
 }
 
 struct session *
@@ -414,6 +249,7 @@ session_end(struct session *s, const char *event, const char *reason)
 	packages_free(&s->pkg);			/* the layer went with the sandbox */
 	json_decref(s->seen);
 	free(s);
+	pool_kick(srv);				/* room under the cap again */
 }
 
 void
@@ -674,8 +510,8 @@ call_sent(struct call *c)
 }
 
 /* The driver can take more of the exec frame. */
-static void
-ctl_write_cb(evutil_socket_t fd, short ev, void *arg)
+void
+session_ctl_write_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct session	*s = arg;
 	struct call	*c = s->call;
@@ -722,8 +558,8 @@ driver_message(struct session *s, json_t *msg)
 	evtimer_add(c->timer, &tv);
 }
 
-static void
-ctl_cb(evutil_socket_t fd, short ev, void *arg)
+void
+session_ctl_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct session	*s = arg;
 	char		 err[128];
@@ -824,7 +660,7 @@ session_exec(struct session *s, const char *code, size_t len,
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);
 	for (i = 0; i < 2; i++) {
-		if (set_nonblock(c->fd[i]) == -1 ||
+		if (session_nonblock(c->fd[i]) == -1 ||
 		    (c->ev[i] = event_new(s->srv->base, c->fd[i], EV_READ |
 		    EV_PERSIST, pipe_cb, c)) == NULL)
 			fatalx("call events");

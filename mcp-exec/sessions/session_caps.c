@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pool.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -86,7 +87,10 @@ sessions_make_room(struct server *srv, const char *principal, char *err,
 		}
 		session_end(v, "session_evicted", SESSION_EVICTED_PRINCIPAL);
 	}
-	while (srv->nsessions >= sc->max_sessions) {
+	/* Sandboxes built ahead count, and go first: nobody uses them. */
+	while (srv->nsessions + srv->npool >= sc->max_sessions) {
+		if (pool_evict(srv))
+			continue;
 		if ((v = lru_idle(srv, NULL)) == NULL) {
 			snprintf(err, errlen, "session limit reached: all %u "
 			    "sessions this server may hold are busy running "

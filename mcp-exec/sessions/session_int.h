@@ -56,7 +56,32 @@ struct session {
 						   has packages.install */
 	uint64_t		 oom_counted;	/* kills in the metrics already */
 	struct quota_bill	 bill;		/* its sessions quota */
+	/* The driver's command line: preimport names the profile's modules. */
+	const char		*argv[8];
+	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
 };
+
+/*
+ * A session in two steps (session_build.c): the sandbox with its driver
+ * waiting, belonging to nobody and in no list (what the pool holds), then
+ * the hand-out, which gives it its principal, its events and its
+ * session_created.  principal NULL: built ahead, for the pool.
+ */
+struct session	*session_build(struct server *, const char *principal,
+		    const struct profile *, char *err, size_t errlen);
+int		 session_handout(struct session *, const char *principal,
+		    const struct quota_bill *, const json_t *client, char *err,
+		    size_t errlen);
+/* Frees a session that was never handed out, or whose hand-out failed. */
+void		 session_discard(struct session *);
+/* 0 while the driver of a built session still waits, silent. */
+int		 session_dead(const struct session *);
+
+/* From session.c, for session_build.c. */
+void	sessions_publish(struct server *);
+int	session_nonblock(int);
+void	session_ctl_cb(evutil_socket_t, short, void *);
+void	session_ctl_write_cb(evutil_socket_t, short, void *);
 
 /* Ends a session, audited as event with reason (session_caps.c too). */
 void	session_end(struct session *, const char *event, const char *reason);

@@ -1,0 +1,257 @@
+/*
+ * Making a session: the sandbox and its waiting driver first (what the
+ * warm pool builds ahead, sessions/pool.c), then the hand-out to a
+ * principal.  Split from session.c; the driver is as untrusted here: its
+ * one "ready" is size-capped and checked, and nothing else it says counts.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame.h"
+#include "log.h"
+#include "network.h"
+#include "pool.h"
+#include "sandbox/seccomp_filter.h"
+#include "session.h"
+#include "session_int.h"
+#include "util.h"
+
+#define SESSION_CPU_SECONDS	3600	/* the driver process, over its life */
+/* Whom netguard's attach record names for a sandbox built ahead: the
+ * principal is not known yet (session_created names it at hand-out). */
+#define POOL_PRINCIPAL		"pool"
+
+static void
+new_session_id(char out[SESSION_ID_MAX])
+{
+	uint8_t	 rnd[16];
+	char	 hex[33];
+
+	/* 128 random bits: unguessable, so ids cannot be probed. */
+	if (getentropy(rnd, sizeof(rnd)) == -1)
+		fatal("getentropy");
+	hex_encode(rnd, sizeof(rnd), hex);
+	snprintf(out, SESSION_ID_MAX, "sess_%s", hex);
+}
+
+/* Reads one frame from the driver within timeout_ms (blocking). */
+static json_t *
+driver_read(struct session *s, int timeout_ms)
+{
+	struct pollfd	 pfd = { s->ctl, POLLIN, 0 };
+	char		 err[128];
+	json_t		*msg = NULL;
+
+	if (poll(&pfd, 1, timeout_ms) == 1 && frame_recv(s->ctl,
+	    DRIVER_MSG_MAX, &msg, NULL, NULL, err, sizeof(err)) == 1)
+		return msg;
+	return NULL;
+}
+
+/* The driver's command line; the profile's modules, if any, imported
+ * before "ready" (pooled or not, so a miss is the same session). */
+static void
+driver_argv(struct session *s)
+{
+	size_t	 n = 0;
+
+	s->argv[n++] = "/usr/bin/python3";
+	s->argv[n++] = "-I";
+	s->argv[n++] = "-X";
+	s->argv[n++] = "utf8";
+	s->argv[n++] = SANDBOX_DRIVER_DIR "/driver.py";
+	if (s->prof.pool_preimport[0] != '\0') {
+		snprintf(s->preimport, sizeof(s->preimport), "--preimport=%s",
+		    s->prof.pool_preimport);
+		s->argv[n++] = s->preimport;
+	}
+	s->argv[n] = NULL;
+}
+
+struct session *
+session_build(struct server *srv, const char *principal,
+    const struct profile *prof, char *err, size_t errlen)
+{
+	const struct server_conf	*sc = &srv->conf.server;
+	struct session			*s;
+	json_t				*ready;
+	const char			*op;
+	char				 ws[PATH_MAX];
+	int				 sv[2] = { -1, -1 }, null = -1;
+
+	s = xcalloc(1, sizeof(*s));
+	s->srv = srv;
+	s->ctl = s->wsfd = -1;
+	frame_out_init(&s->ctl_out);
+	new_session_id(s->id);
+	profile_copy(&s->prof, prof);
+	s->limits = s->prof.limits;
+	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
+	s->seen = json_object();
+	sandbox_new_id(s->spec.id);
+	if (xsnprintf(s->spec.dir, sizeof(s->spec.dir), "%s/sandboxes/%s",
+	    srv->conf.state_dir, s->spec.id) == -1 ||
+	    xsnprintf(s->store, sizeof(s->store), "%s/artifacts",
+	    s->spec.dir) == -1) {
+		snprintf(err, errlen, "state_dir too long");
+		goto fail;
+	}
+	driver_argv(s);
+	s->spec.limits = &s->limits;
+	s->spec.runtime = s->prof.runtime;
+	s->spec.net = s->prof.net;
+	s->spec.hostname = s->prof.hostname;
+	s->spec.landlock_required = s->prof.landlock_required;
+	s->spec.cgroup = &srv->conf.cgroup;
+	s->spec.idmap = &srv->conf.idmap;
+	s->spec.seccomp = &srv->seccomp;
+	s->spec.argv = s->argv;
+	s->spec.envp = sandbox_env;
+	s->spec.scrub_argv = srv->caller_argv;
+	s->spec.has_inputs = 1;
+	s->spec.driver_dir = sc->driver_dir;
+	network_prepare(&s->net, &s->spec, &s->prof, sc->netguard_socket,
+	    s->id, principal != NULL ? principal : POOL_PRINCIPAL);
+	packages_prepare(&s->pkg, &s->spec, &s->prof);
+	if (sandbox_prepare(&s->spec, &s->sb, err, errlen) == -1)
+		goto fail;
+	s->started = 1;
+	/* Until a call attaches its pipes, the driver's stdio is /dev/null. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == -1 ||
+	    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	s->ctl = sv[0];
+	s->spec.control_fd = sv[1];
+	s->spec.stdout_fd = s->spec.stderr_fd = null;
+	if (sandbox_start(&s->spec, &s->sb, err, errlen) == -1)
+		goto fail;
+	close(sv[1]);
+	sv[1] = -1;
+	close(null);
+	null = -1;
+	ready = driver_read(s, DRIVER_READY_MS);
+	op = json_string_value(json_object_get(ready, "op"));
+	if (op == NULL || strcmp(op, "ready") != 0) {
+		json_decref(ready);
+		snprintf(err, errlen, "the session's Python driver did not start");
+		goto fail;
+	}
+	json_decref(ready);
+	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
+	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    mkdir_p(s->store, 0700) == -1 || xsnprintf(ws, sizeof(ws),
+	    "%s/.incoming", s->store) == -1 || mkdir(ws, 0700) == -1) {
+		snprintf(err, errlen, "artifact store: %s", strerror(errno));
+		goto fail;
+	}
+	return s;
+fail:
+	if (sv[1] != -1)
+		close(sv[1]);
+	if (null != -1)
+		close(null);
+	session_discard(s);
+	return NULL;
+}
+
+void
+session_discard(struct session *s)
+{
+	if (s->ctl != -1)
+		close(s->ctl);
+	if (s->ctl_ev != NULL)
+		event_free(s->ctl_ev);
+	if (s->ctl_wev != NULL)
+		event_free(s->ctl_wev);
+	frame_out_free(&s->ctl_out);
+	if (s->wsfd != -1)
+		close(s->wsfd);
+	if (s->started)
+		sandbox_destroy(&s->sb);
+	network_detach(&s->net);
+	packages_free(&s->pkg);
+	json_decref(s->seen);
+	free(s);
+}
+
+/* A waiting driver says nothing: anything readable is its end (or worse). */
+int
+session_dead(const struct session *s)
+{
+	struct pollfd	 pfd = { s->ctl, POLLIN, 0 };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
+int
+session_handout(struct session *s, const char *principal,
+    const struct quota_bill *bill, const json_t *client, char *err,
+    size_t errlen)
+{
+	struct server	*srv = s->srv;
+	char		 digest[SHA256_HEX + 8];
+
+	snprintf(s->principal, sizeof(s->principal), "%s", principal);
+	if (bill != NULL)
+		s->bill = *bill;
+	/* Non-blocking: code goes out as the driver takes it, never
+	 * blocking the loop, never half a frame (lib/frame.h). */
+	if (session_nonblock(s->ctl) == -1 ||
+	    (s->ctl_ev = event_new(srv->base, s->ctl, EV_READ | EV_PERSIST,
+	    session_ctl_cb, s)) == NULL || event_add(s->ctl_ev, NULL) == -1 ||
+	    (s->ctl_wev = event_new(srv->base, s->ctl, EV_WRITE | EV_PERSIST,
+	    session_ctl_write_cb, s)) == NULL) {
+		snprintf(err, errlen, "control socket: %s", strerror(errno));
+		return -1;
+	}
+	s->last_used = mono_ms();
+	ts_now(s->since);
+	LIST_INSERT_HEAD(&srv->sessions, s, entry);
+	srv->nsessions++;
+	if (srv->quota != NULL)
+		quota_session_open(srv->quota, &s->bill);
+	sessions_publish(srv);
+	counters_session_created(&srv->counters);
+	sandbox_seccomp_sha256(&srv->seccomp, digest, sizeof(digest));
+	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
+	    "event", "session_created", "principal", s->principal, "session_id",
+	    s->id, "profile", s->prof.name, "sandbox", s->spec.id, "network",
+	    s->prof.network, "seccomp_sha256", digest, "client", client));
+	return 0;
+}
+
+struct session *
+session_create(struct server *srv, const char *principal,
+    const struct profile *prof, const struct quota_bill *bill,
+    const json_t *client, char *err, size_t errlen)
+{
+	struct session	*s;
+
+	if (prof == NULL)
+		prof = &srv->profile;
+	/* Taken first: it no longer counts against the cap it makes room in. */
+	s = pool_take(srv, prof);
+	if (sessions_make_room(srv, principal, err, errlen) == -1) {
+		if (s != NULL)
+			session_discard(s);
+		return NULL;
+	}
+	if (s == NULL && (s = session_build(srv, principal, prof, err,
+	    errlen)) == NULL)
+		return NULL;
+	if (session_handout(s, principal, bill, client, err, errlen) == -1) {
+		session_discard(s);
+		return NULL;
+	}
+	return s;
+}
