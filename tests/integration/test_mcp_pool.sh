@@ -1,0 +1,122 @@
+#!/bin/bash
+# The warm pool (issue 15): with pool: {size: 2} in the default profile and
+# server.sessions.max_total 3, a new session's first call comes from the
+# pool (stockade_pool_hits_total), the pool refills in the background, and
+# two pooled sessions differ as two fresh ones do: host uid (uid_map),
+# ASLR (libc's and the heap's addresses, id(object())), random state, and
+# each sees an empty /workspace.  The cap counts pooled sandboxes (two
+# live sessions leave room for one), a SIGHUP tears the pool down and
+# builds it again (other sandbox directories), and a few escape cases run
+# against pooled sessions as they do against `mcp-exec run`.
+. "$(dirname "$0")/lib.sh"
+
+trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' EXIT
+start_auditd
+mcp_rules
+sed -i -e 's/^    max_total: .*/    max_total: 3/' -e 's/^    max_per_principal: .*/    max_per_principal: 3/' \
+    "$R/mcp-exec.yaml"
+grep -q '^    max_total: 3$' "$R/mcp-exec.yaml" || fail "sed missed max_total"
+printf '\npool:\n  size: 2\n' >>"$R/profiles/default.yaml"
+# The escape cases are attacks the pattern rules would refuse: the wall is what is tested.
+printf "rules: []\n" >"$R/patterns.yaml"
+start_mx
+
+"$PY" - "$PORT" "$HERE" "$ROOT" "$T/mx-state" "$MX_PID" <<'PYEOF' || fail "the pool (see above)"
+import json, os, re, signal, sys, time, urllib.request
+sys.path.insert(0, sys.argv[2])
+from mcpclient import Http, structured
+port, root, state, pid = sys.argv[1], sys.argv[3], sys.argv[4], int(sys.argv[5])
+url = "http://127.0.0.1:%s" % port
+
+def metric(name):
+    text = urllib.request.urlopen(url + "/metrics", timeout=10).read().decode()
+    m = re.search(r"^%s (\d+)$" % name, text, re.M)
+    assert m, (name, text[-600:])
+    return int(m.group(1))
+
+def wait_ready(n, what):
+    for _ in range(300):
+        if metric("stockade_pool_ready") == n:
+            return
+        time.sleep(0.05)
+    raise AssertionError("pool never held %d (%s): %d" % (n, what, metric("stockade_pool_ready")))
+
+def sandboxes():
+    return set(os.listdir(os.path.join(state, "sandboxes")))
+
+PROBE = r"""
+import json, os, random
+maps = open('/proc/self/maps').read().splitlines()
+print(json.dumps({
+    "uid_map": open('/proc/self/uid_map').read().split(),
+    "libc": [l.split('-')[0] for l in maps if 'libc.so' in l][:1],
+    "heap": [l.split('-')[0] for l in maps if l.endswith('[heap]')],
+    "obj": id(object()),
+    "random": random.random(),
+    "urandom": os.urandom(8).hex(),
+    "workspace": sorted(os.listdir('/workspace')),
+}))
+_ = open('/workspace/mine', 'w').write('x')
+"""
+
+c = Http(url + "/mcp")
+c.initialize()
+wait_ready(2, "at start")
+seen = []
+for i in range(2):
+    before = metric("stockade_pool_hits_total")
+    s = structured(c.tool("execute_python", {"code": PROBE}))
+    assert s["exit_code"] == 0, s
+    assert metric("stockade_pool_hits_total") == before + 1, "not served from the pool"
+    seen.append((s["session_id"], json.loads(s["stdout"].splitlines()[-1])))
+    if i == 0:
+        wait_ready(2, "refilled after the first hand-out")
+print("  two new sessions, each a pool hit; the pool refilled between them")
+(ida, a), (idb, b) = seen
+assert ida != idb
+assert a["uid_map"][1] != b["uid_map"][1], ("same host uid", a["uid_map"], b["uid_map"])
+assert a["libc"] and a["libc"] != b["libc"] and a["heap"] != b["heap"] and a["obj"] != b["obj"], ("same layout", a, b)
+assert a["random"] != b["random"] and a["urandom"] != b["urandom"], ("same random", a, b)
+assert a["workspace"] == [] and b["workspace"] == [], (a["workspace"], b["workspace"])
+print("  pooled sessions differ: host uid %s vs %s, libc at %s vs %s, heap, id(object()), random; /workspace empty"
+      % (a["uid_map"][1], b["uid_map"][1], a["libc"][0], b["libc"][0]))
+
+# Two live sessions and max_total 3: room for one pooled sandbox only.
+time.sleep(0.5)
+wait_ready(1, "two live sessions, max_total 3")
+assert metric("stockade_pool_ready") == 1
+print("  the cap counts the pool: 2 sessions + 1 pooled = max_total 3")
+
+# A reload tears the pool down: its sandbox directories go, new ones come.
+old = sandboxes()
+os.kill(pid, signal.SIGHUP)
+for _ in range(300):
+    now = sandboxes()
+    if len(old - now) == 1 and len(now - old) == 1 and metric("stockade_pool_ready") == 1:
+        break
+    time.sleep(0.05)
+else:
+    raise AssertionError("SIGHUP did not rebuild the pool: %s -> %s" % (old, sandboxes()))
+print("  SIGHUP: the pooled sandbox torn down (%s), another built" % (old - now).pop())
+
+# Escape cases against pooled sessions, as tests/escape/run.py checks them.
+for case in ("identity", "host_secrets", "namespaces", "ptrace",
+             "dangerous_syscalls", "proc_root", "cgroup_descriptors"):
+    src = open(os.path.join(root, "tests/escape/cases", case + ".py")).read()
+    expects = re.findall(r"^# expect: (.*)$", src, re.M)
+    if metric("stockade_pool_ready") == 0:
+        wait_ready(1, "before " + case)
+    hits = metric("stockade_pool_hits_total")
+    s = structured(c.tool("execute_python", {"code": src, "timeout_ms": 30000}))
+    assert metric("stockade_pool_hits_total") == hits + 1, case + ": not pooled"
+    r = {"exit_code": s["exit_code"], "stdout": s["stdout"], "stderr": s.get("stderr", "")}
+    for e in expects:
+        assert eval(e, {"json": json, "re": re, "r": r}), (case, e, r["stdout"][-800:], r["stderr"][-400:])
+    c.tool("close_session", {"session_id": s["session_id"]})
+print("  escape cases identity, host_secrets, namespaces, ptrace, dangerous_syscalls, proc_root, cgroup_descriptors hold in pooled sessions")
+PYEOF
+stop_mx || fail "mcp-exec exit status $?"
+[ -z "$(ls "$T/mx-state/sandboxes" 2>/dev/null)" ] || fail "sandboxes left at stop: $(ls "$T/mx-state/sandboxes")"
+note "stop: no sandbox left behind, pooled or not"
+stop_auditd
+verify >/dev/null || fail "audit verify"
