@@ -16,7 +16,19 @@ mcp_rules
 sed -i -e 's/^    max_total: .*/    max_total: 3/' -e 's/^    max_per_principal: .*/    max_per_principal: 3/' \
     "$R/mcp-exec.yaml"
 grep -q '^    max_total: 3$' "$R/mcp-exec.yaml" || fail "sed missed max_total"
-printf '\npool:\n  size: 2\n' >>"$R/profiles/default.yaml"
+# The loader's word on pool:, with the place: a module name that is no
+# Python name, and a size beyond the cap.
+cp -R "$R" "$T/bad"
+printf '\npool:\n  size: 2\n  preimport: [numpy, "os; rm"]\n' >>"$T/bad/profiles/default.yaml"
+out=$("$BIN/stockade" rules check "$T/bad" 2>&1) && fail "rules check took a bad preimport"
+line=$(grep -n '^  preimport:' "$T/bad/profiles/default.yaml" | tail -1 | cut -d: -f1)
+echo "$out" | grep -q "profiles/default.yaml:$line:[0-9]*: .*preimport: module names" ||
+    fail "no file:line:column for the bad preimport: $out"
+sed -i -e 's/^  size: 2$/  size: 99/' -e '/^  preimport:/d' "$T/bad/profiles/default.yaml"
+out=$("$BIN/stockade" rules check "$T/bad" 2>&1) && fail "rules check took pool.size 99"
+echo "$out" | grep -q "profiles/default.yaml:[0-9]*:[0-9]*: .*size" || fail "pool.size 99: $out"
+note "rules check: a bad preimport and pool.size 99 refused at file:line:column"
+printf '\npool:\n  size: 2\n  preimport: [decimal]\n' >>"$R/profiles/default.yaml"
 # The escape cases are attacks the pattern rules would refuse: the wall is what is tested.
 printf "rules: []\n" >"$R/patterns.yaml"
 start_mx
@@ -45,7 +57,7 @@ def sandboxes():
     return set(os.listdir(os.path.join(state, "sandboxes")))
 
 PROBE = r"""
-import json, os, random
+import json, os, random, sys
 maps = open('/proc/self/maps').read().splitlines()
 print(json.dumps({
     "uid_map": open('/proc/self/uid_map').read().split(),
@@ -55,6 +67,7 @@ print(json.dumps({
     "random": random.random(),
     "urandom": os.urandom(8).hex(),
     "workspace": sorted(os.listdir('/workspace')),
+    "preimported": "decimal" in sys.modules,
 }))
 _ = open('/workspace/mine', 'w').write('x')
 """
@@ -78,7 +91,8 @@ assert a["uid_map"][1] != b["uid_map"][1], ("same host uid", a["uid_map"], b["ui
 assert a["libc"] and a["libc"] != b["libc"] and a["heap"] != b["heap"] and a["obj"] != b["obj"], ("same layout", a, b)
 assert a["random"] != b["random"] and a["urandom"] != b["urandom"], ("same random", a, b)
 assert a["workspace"] == [] and b["workspace"] == [], (a["workspace"], b["workspace"])
-print("  pooled sessions differ: host uid %s vs %s, libc at %s vs %s, heap, id(object()), random; /workspace empty"
+assert a["preimported"] and b["preimported"], "pool.preimport: decimal not loaded"
+print("  pooled sessions differ: host uid %s vs %s, libc at %s vs %s, heap, id(object()), random; /workspace empty, decimal preimported"
       % (a["uid_map"][1], b["uid_map"][1], a["libc"][0], b["libc"][0]))
 
 # Two live sessions and max_total 3: room for one pooled sandbox only.
