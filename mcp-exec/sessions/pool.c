@@ -34,6 +34,19 @@ pool_published(struct server *srv)
 		srv->published(srv);
 }
 
+/* What the pooled sandboxes hold now, as their cgroups count it. */
+static uint64_t
+pool_memory(struct server *srv)
+{
+	struct session	*s;
+	uint64_t	 sum = 0;
+
+	LIST_FOREACH(s, &srv->pool, entry)
+		if (s->sb.cg != NULL)
+			sum += cgroup_memory_peak(s->sb.cg);
+	return sum;
+}
+
 /* The first profile short of its pool.size, or NULL. */
 static const struct profile *
 pool_short(struct server *srv)
@@ -60,6 +73,10 @@ pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 
 	if (srv->stopping || (p = pool_short(srv)) == NULL ||
 	    srv->nsessions + srv->npool >= srv->conf.server.max_sessions)
+		return;
+	/* Memory held by nobody's sandboxes is bounded on its own. */
+	if (srv->conf.server.pool_memory > 0 && srv->npool > 0 &&
+	    pool_memory(srv) >= srv->conf.server.pool_memory)
 		return;
 	if ((s = session_build(srv, NULL, p, err, sizeof(err))) == NULL) {
 		/* Not in a hurry: a request builds its own meanwhile. */

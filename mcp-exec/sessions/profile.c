@@ -59,6 +59,7 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.reap_interval_s = 30;
 	c->server.max_sessions = 32;
 	c->server.max_sessions_per_principal = 4;
+	c->server.pool_memory = 1024 * MiB;
 	c->server.max_code_bytes = 1 * MiB;
 	c->server.http.max_connections = 512;
 	c->server.http.max_sessions = 256;
@@ -131,7 +132,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "allowed_origins", "netguard_socket", "http",
 	    "metrics_name_principals", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
-	    "reap_interval_s", "max_total", "max_per_principal", NULL };
+	    "reap_interval_s", "max_total", "max_per_principal", "pool_memory",
+	    NULL };
 	static const char *const hkeys[] = { "max_connections", "max_sessions",
 	    "max_sessions_per_principal", "max_requests_per_principal",
 	    "unused_session_timeout_s", NULL };
@@ -178,6 +180,9 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
 		    &i) == 1)
 			s->max_sessions_per_principal = (unsigned)i;
+		if (conf_get_size(ctx, sub, "pool_memory", 0, 1024 * GiB,
+		    &u) == 1)
+			s->pool_memory = u;
 		/* A principal at its limit must leave room for the others. */
 		if (s->max_sessions_per_principal > s->max_sessions)
 			conf_error(ctx, sub, "sessions: max_per_principal (%u) "

@@ -44,6 +44,9 @@ struct server_conf {
 	unsigned	reap_interval_s;
 	unsigned	max_sessions;
 	unsigned	max_sessions_per_principal;
+	/* What the warm pool's sandboxes may hold together (0: no bound
+	 * but max_sessions); refills stop at it. */
+	uint64_t	pool_memory;
 	size_t		max_code_bytes;
 	/* /metrics labels quota usage with principal and group names. */
 	int		metrics_name_principals;

@@ -132,5 +132,16 @@ PYEOF
 stop_mx || fail "mcp-exec exit status $?"
 [ -z "$(ls "$T/mx-state/sandboxes" 2>/dev/null)" ] || fail "sandboxes left at stop: $(ls "$T/mx-state/sandboxes")"
 note "stop: no sandbox left behind, pooled or not"
+
+# server.sessions.pool_memory: at the budget, no more are built ahead.
+sed -i 's/^    pool_memory: .*/    pool_memory: 1M/' "$R/mcp-exec.yaml"
+grep -q '^    pool_memory: 1M$' "$R/mcp-exec.yaml" || fail "sed missed pool_memory"
+start_mx
+ready() { curl -s "http://127.0.0.1:$PORT/metrics" | sed -n 's/^stockade_pool_ready //p'; }
+for _ in $(seq 1 100); do [ "$(ready)" = 1 ] && break; sleep 0.05; done
+sleep 1
+[ "$(ready)" = 1 ] || fail "pool_memory 1M: the pool holds $(ready), not 1"
+stop_mx || fail "mcp-exec exit status $?"
+note "pool_memory 1M: one sandbox built ahead (it holds more), no second"
 stop_auditd
 verify >/dev/null || fail "audit verify"
