@@ -9,7 +9,10 @@
  *   parallel   `1+1` with one call in flight in each of N sessions
  *
  * Prints one "name p50_ns p99_ns" line per latency and one "calls_per_sec"
- * line; bench/run.sh turns them into ratios.
+ * line; bench/run.sh turns them into ratios.  For the warm pool: --only-new
+ * measures new sessions alone, each after --pause-ms (untimed: the pool
+ * refills), with --code as the call and --bare-code as the baseline's
+ * `python3 -c` (instead of python3 -I -S -c pass).
  */
 #include <sys/wait.h>
 
@@ -32,6 +35,9 @@
 #include "util.h"
 
 #define SESSIONS_MAX	64
+
+static const char	*code = "1+1";
+static const char	*bare_code;	/* NULL: python3 -I -S -c pass */
 
 extern char **environ;
 
@@ -129,7 +135,7 @@ call_python(struct server *s, const char *sid)
 	json_t	*args;
 	long long id = s->next_id++;
 
-	args = json_pack("{s:s}", "code", "1+1");
+	args = json_pack("{s:s}", "code", code);
 	if (sid != NULL)
 		json_object_set_new(args, "session_id", json_string(sid));
 	send_msg(s, json_pack("{s:s, s:I, s:s, s:{s:s, s:o}}", "jsonrpc",
@@ -171,12 +177,14 @@ bare_python(void)
 {
 	char *const	 argv[] = { "/usr/bin/python3", "-I", "-S", "-c", "pass",
 			    NULL };
+	char *const	 argv_code[] = { "/usr/bin/python3", "-c",
+			    (char *)bare_code, NULL };
 	uint64_t	 t0 = bench_now_ns();
 	pid_t		 pid;
 	int		 status;
 
-	if ((errno = posix_spawn(&pid, argv[0], NULL, NULL, argv,
-	    environ)) != 0)
+	if ((errno = posix_spawn(&pid, argv[0], NULL, NULL, bare_code ?
+	    argv_code : argv, environ)) != 0)
 		err(1, "%s", argv[0]);
 	if (waitpid(pid, &status, 0) == -1 || status != 0)
 		errx(1, "python3 failed");
@@ -187,6 +195,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: mcp_load [--calls N] [--new N] [--sessions N] "
+	    "[--only-new] [--pause-ms N] [--code CODE] [--bare-code CODE] "
 	    "-- MCP-EXEC [ARG...]\n");
 	exit(2);
 }
@@ -198,6 +207,10 @@ main(int argc, char *argv[])
 		{ "calls",	required_argument,	NULL, 'c' },
 		{ "new",	required_argument,	NULL, 'n' },
 		{ "sessions",	required_argument,	NULL, 's' },
+		{ "only-new",	no_argument,		NULL, 'o' },
+		{ "pause-ms",	required_argument,	NULL, 'p' },
+		{ "code",	required_argument,	NULL, 'C' },
+		{ "bare-code",	required_argument,	NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server	 s;
@@ -206,7 +219,9 @@ main(int argc, char *argv[])
 	size_t		*owner;		/* request id - base -> session */
 	long long	 base, id;
 	size_t		 calls = 2000, fresh = 40, nsess = 8, i, done;
-	int		 ch;
+	struct timespec	 pause = { 0, 0 };
+	unsigned long	 ms;
+	int		 ch, only_new = 0;
 
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -218,6 +233,20 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			nsess = strtoul(optarg, NULL, 10);
+			break;
+		case 'o':
+			only_new = 1;
+			break;
+		case 'p':
+			ms = strtoul(optarg, NULL, 10);
+			pause.tv_sec = (time_t)(ms / 1000);
+			pause.tv_nsec = (long)(ms % 1000) * 1000000;
+			break;
+		case 'C':
+			code = optarg;
+			break;
+		case 'B':
+			bare_code = optarg;
 			break;
 		default:
 			usage();
@@ -246,6 +275,7 @@ main(int argc, char *argv[])
 
 	/* New sessions: each call starts a sandbox; closing is not timed. */
 	for (i = 0; i < fresh; i++) {
+		(void)nanosleep(&pause, NULL);
 		t0 = bench_now_ns();
 		call_python(&s, NULL);
 		sid = result_session(recv_response(&s));
@@ -254,6 +284,8 @@ main(int argc, char *argv[])
 		free(sid);
 	}
 	report("new", lat, fresh);
+	if (only_new)
+		goto out;
 
 	call_python(&s, NULL);
 	sid = result_session(recv_response(&s));
@@ -295,10 +327,10 @@ main(int argc, char *argv[])
 		close_session(&s, sids[i]);
 		free(sids[i]);
 	}
-
+	free(owner);
+out:
 	close(s.in);
 	waitpid(s.pid, NULL, 0);
-	free(owner);
 	free(lat);
 	buf_free(&s.rbuf);
 	return 0;

@@ -19,7 +19,12 @@
 #     wall time against 64 bare Pythons at once.
 #   mcp calls: execute_python `1+1` through the MCP server (bench/mcp_load)
 #     in an existing session and in a new one, against the bare Python
-#     start.  Target for the existing session <= 0.1x.
+#     start.  Target for the existing session <= 0.1x.  Then a new session
+#     from the warm pool (pool: {size: 2}, each call after a pause long
+#     enough for the refill) against the same bare start (target <= 0.3x),
+#     and one whose pool pre-imported numpy and pandas, running `import
+#     numpy, pandas`, against a bare `python3 -c "import numpy, pandas"`
+#     (target <= 0.1x).
 #   netguard attach: nft_open + nft_apply of an L2 policy with 1,000
 #     allowlisted addresses in a fresh netns (bench/ng_attach), against
 #     `nft -f` of the same ruleset in another.  Target >= 20x faster.
@@ -259,6 +264,43 @@ echo "$out" | awk '
 			printf "%-8s session call: p50 %.2f ms (%.3fx bare), p99 %.2f ms (%.3fx bare)%s\n",
 			    k, p50[k] / 1e6, p50[k] / b50, p99[k] / 1e6, p99[k] / b50, tgt[k]
 		printf "8 sessions, one call in flight each: %d calls/s\n", cps
+	}'
+pooled "pool: {size: 2}" 400 "1+1" "" \
+    "pooled  new session (warm pool)" "0.3x" "python3 -I -S -c pass"
+if /usr/bin/python3 -c "import numpy, pandas" 2>/dev/null; then
+	pooled "pool: {size: 2, preimport: [numpy, pandas]}" 2500 \
+	    "import numpy, pandas" "import numpy, pandas" \
+	    "pooled  new session, numpy+pandas preimported" "0.1x" \
+	    'python3 -c "import numpy, pandas"'
+else
+	echo "numpy+pandas pool: skipped (python3-numpy, python3-pandas not installed)"
+fi
+}
+
+# pooled POOL PAUSE_MS CODE BARE_CODE LABEL TARGET BARE_LABEL: new sessions
+# of a profile with POOL, each after PAUSE_MS (untimed: the refill).
+pooled() {
+start
+bench_rules
+printf '\n%s\n' "$1" >>"$T/rules/profiles/default.yaml"
+local bare=()
+[ -z "$4" ] || bare=(--bare-code "$4")
+# mcp-exec's state_dir on a tmpfs, as the shipped /run/stockade is on a
+# host (here / holds /run): every hand-out rewrites the status file, ~1 ms
+# on this disk, ~0.2 ms on tmpfs.  The audit log stays on the disk.
+local st
+st=$(mktemp -d /dev/shm/stockade-bench.XXXXXX)
+out=$("$B/bench/mcp_load" --only-new --new $(( RUNS * 4 )) --pause-ms "$2" \
+    --code "$3" "${bare[@]}" -- "$B/mcp-exec" --stdio --rules "$T/rules" \
+    --state-dir "$st")
+kill $pid; wait $pid || true
+rm -rf "$st"
+echo "$out" | awk -v label="$5" -v tgt="$6" -v bl="$7" '
+	$1 == "bare" { b50 = $2 }
+	$1 == "new" { n50 = $2; n99 = $3 }
+	END {
+		printf "%s: p50 %.2f ms (%.3fx bare %s %.2f ms; target <= %s), p99 %.2f ms\n",
+		    label, n50 / 1e6, n50 / b50, bl, b50 / 1e6, tgt, n99 / 1e6
 	}'
 }
 
