@@ -14,6 +14,7 @@
 #include "session_int.h"
 
 static void	pool_schedule(struct server *, unsigned ms);
+static unsigned	pool_ready(struct server *);
 
 static unsigned
 pool_count(struct server *srv, const char *profile)
@@ -29,7 +30,7 @@ pool_count(struct server *srv, const char *profile)
 static void
 pool_published(struct server *srv)
 {
-	srv->counters.pool_ready = srv->npool;
+	srv->counters.pool_ready = pool_ready(srv);
 	if (srv->published != NULL)
 		srv->published(srv);
 }
@@ -62,16 +63,67 @@ pool_short(struct server *srv)
 	return NULL;
 }
 
-/* One build per turn of the loop: no longer than a session_create. */
+/* Sandboxes in the pool that a session may take now. */
+static unsigned
+pool_ready(struct server *srv)
+{
+	struct session	*s;
+	unsigned	 n = 0;
+
+	LIST_FOREACH(s, &srv->pool, entry)
+		n += !s->warming;
+	return n;
+}
+
+static void
+pool_remove(struct server *srv, struct session *s)
+{
+	LIST_REMOVE(s, entry);
+	srv->npool--;
+	session_discard(s);
+	srv->counters.pool_ready = pool_ready(srv);
+}
+
+/* The driver of a sandbox built ahead spoke, or its time is up. */
+static void
+pool_ready_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	struct server	*srv = s->srv;
+
+	event_free(s->ctl_ev);
+	s->ctl_ev = NULL;
+	/* Readable: the frame is there or coming whole (blocking read). */
+	if ((ev & EV_TIMEOUT) || session_ready(s, DRIVER_READY_MS) == -1) {
+		log_warnx("pool: profile %s: the session's Python driver did "
+		    "not start", s->prof.name);
+		pool_remove(srv, s);
+		pool_published(srv);
+		pool_schedule(srv, 1000);
+		return;
+	}
+	s->warming = 0;
+	pool_published(srv);
+	pool_schedule(srv, 0);
+}
+
+/*
+ * One build per turn of the loop, as long as a session_create's sandbox
+ * build; the driver's start (and the profile's pre-imports) is awaited
+ * from the loop, and the next build waits for it.
+ */
 static void
 pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct server		*srv = arg;
 	const struct profile	*p;
 	struct session		*s;
+	struct timeval		 tv = { DRIVER_READY_MS / 1000,
+				    (DRIVER_READY_MS % 1000) * 1000 };
 	char			 err[512];
 
-	if (srv->stopping || (p = pool_short(srv)) == NULL ||
+	if (srv->stopping || srv->npool > pool_ready(srv) ||
+	    (p = pool_short(srv)) == NULL ||
 	    srv->nsessions + srv->npool >= srv->conf.server.max_sessions)
 		return;
 	/* Memory held by nobody's sandboxes is bounded on its own. */
@@ -84,10 +136,12 @@ pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 		pool_schedule(srv, 1000);
 		return;
 	}
+	s->warming = 1;
 	LIST_INSERT_HEAD(&srv->pool, s, entry);
 	srv->npool++;
-	pool_published(srv);
-	pool_schedule(srv, 0);
+	if ((s->ctl_ev = event_new(srv->base, s->ctl, EV_READ, pool_ready_cb,
+	    s)) == NULL || event_add(s->ctl_ev, &tv) == -1)
+		fatalx("pool: event_new");
 }
 
 static void
@@ -120,25 +174,25 @@ pool_take(struct server *srv, const struct profile *p)
 		return NULL;
 	for (s = LIST_FIRST(&srv->pool); s != NULL; s = next) {
 		next = LIST_NEXT(s, entry);
-		if (strcmp(s->prof.name, p->name) != 0)
+		if (s->warming || strcmp(s->prof.name, p->name) != 0)
 			continue;
-		LIST_REMOVE(s, entry);
-		srv->npool--;
 		/* A driver that died waiting is no session to hand out. */
 		if (session_dead(s)) {
 			log_warnx("pool: sandbox %s died waiting", s->spec.id);
-			session_discard(s);
+			pool_remove(srv, s);
 			continue;
 		}
+		LIST_REMOVE(s, entry);
+		srv->npool--;
 		/* Not published here: the hand-out that follows publishes it
 		 * all (a status file write less on the request path). */
 		srv->counters.pool_hits++;
-		srv->counters.pool_ready = srv->npool;
+		srv->counters.pool_ready = pool_ready(srv);
 		pool_schedule(srv, POOL_REFILL_MS);
 		return s;
 	}
 	srv->counters.pool_misses++;
-	srv->counters.pool_ready = srv->npool;
+	srv->counters.pool_ready = pool_ready(srv);
 	pool_schedule(srv, POOL_REFILL_MS);
 	return NULL;
 }
@@ -156,9 +210,7 @@ pool_evict(struct server *srv)
 
 	if ((s = LIST_FIRST(&srv->pool)) == NULL)
 		return 0;
-	LIST_REMOVE(s, entry);
-	srv->npool--;
-	session_discard(s);
+	pool_remove(srv, s);
 	pool_published(srv);
 	return 1;
 }

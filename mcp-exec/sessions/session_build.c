@@ -57,9 +57,10 @@ driver_read(struct session *s, int timeout_ms)
 }
 
 /* The driver's command line; the profile's modules, if any, imported
- * before "ready" (pooled or not, so a miss is the same session). */
+ * before "ready" when built ahead (a build on the request path would hold
+ * the event loop for the imports: there the code imports them). */
 static void
-driver_argv(struct session *s)
+driver_argv(struct session *s, int ahead)
 {
 	size_t	 n = 0;
 
@@ -68,7 +69,7 @@ driver_argv(struct session *s)
 	s->argv[n++] = "-X";
 	s->argv[n++] = "utf8";
 	s->argv[n++] = SANDBOX_DRIVER_DIR "/driver.py";
-	if (s->prof.pool_preimport[0] != '\0') {
+	if (ahead && s->prof.pool_preimport[0] != '\0') {
 		snprintf(s->preimport, sizeof(s->preimport), "--preimport=%s",
 		    s->prof.pool_preimport);
 		s->argv[n++] = s->preimport;
@@ -76,14 +77,13 @@ driver_argv(struct session *s)
 	s->argv[n] = NULL;
 }
 
-struct session *
-session_build(struct server *srv, const char *principal,
+/* The sandbox started, its driver on its way to "ready". */
+static struct session *
+build_start(struct server *srv, const char *principal,
     const struct profile *prof, char *err, size_t errlen)
 {
 	const struct server_conf	*sc = &srv->conf.server;
 	struct session			*s;
-	json_t				*ready;
-	const char			*op;
 	char				 ws[PATH_MAX];
 	int				 sv[2] = { -1, -1 }, null = -1;
 
@@ -104,7 +104,7 @@ session_build(struct server *srv, const char *principal,
 		snprintf(err, errlen, "state_dir too long");
 		goto fail;
 	}
-	driver_argv(s);
+	driver_argv(s, principal == NULL);
 	s->spec.limits = &s->limits;
 	s->spec.runtime = s->prof.runtime;
 	s->spec.net = s->prof.net;
@@ -139,14 +139,6 @@ session_build(struct server *srv, const char *principal,
 	sv[1] = -1;
 	close(null);
 	null = -1;
-	ready = driver_read(s, DRIVER_READY_MS);
-	op = json_string_value(json_object_get(ready, "op"));
-	if (op == NULL || strcmp(op, "ready") != 0) {
-		json_decref(ready);
-		snprintf(err, errlen, "the session's Python driver did not start");
-		goto fail;
-	}
-	json_decref(ready);
 	if (xsnprintf(ws, sizeof(ws), "%s/workspace", s->spec.dir) == -1 ||
 	    (s->wsfd = open(ws, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
 	    mkdir_p(s->store, 0700) == -1 || xsnprintf(ws, sizeof(ws),
@@ -162,6 +154,38 @@ fail:
 		close(null);
 	session_discard(s);
 	return NULL;
+}
+
+/* The driver's first words, within timeout_ms: 0 when they are "ready". */
+int
+session_ready(struct session *s, int timeout_ms)
+{
+	json_t		*ready;
+	const char	*op;
+	int		 rv;
+
+	ready = driver_read(s, timeout_ms);
+	op = json_string_value(json_object_get(ready, "op"));
+	rv = op != NULL && strcmp(op, "ready") == 0 ? 0 : -1;
+	json_decref(ready);
+	return rv;
+}
+
+struct session *
+session_build(struct server *srv, const char *principal,
+    const struct profile *prof, char *err, size_t errlen)
+{
+	struct session	*s;
+
+	if ((s = build_start(srv, principal, prof, err, errlen)) == NULL)
+		return NULL;
+	/* Built ahead, the pool waits for "ready" from the loop. */
+	if (principal != NULL && session_ready(s, DRIVER_READY_MS) == -1) {
+		snprintf(err, errlen, "the session's Python driver did not start");
+		session_discard(s);
+		return NULL;
+	}
+	return s;
 }
 
 void

@@ -59,16 +59,20 @@ struct session {
 	/* The driver's command line: preimport names the profile's modules. */
 	const char		*argv[8];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
+	int			 warming;	/* pooled, "ready" not yet read */
 };
 
 /*
  * A session in two steps (session_build.c): the sandbox with its driver
  * waiting, belonging to nobody and in no list (what the pool holds), then
  * the hand-out, which gives it its principal, its events and its
- * session_created.  principal NULL: built ahead, for the pool.
+ * session_created.  principal NULL: built ahead, for the pool, with the
+ * profile's pre-imports; the driver's "ready" is then the caller's to
+ * await (session_ready, or the loop: the imports take their time).
  */
 struct session	*session_build(struct server *, const char *principal,
 		    const struct profile *, char *err, size_t errlen);
+int		 session_ready(struct session *, int timeout_ms);
 int		 session_handout(struct session *, const char *principal,
 		    const struct quota_bill *, const json_t *client, char *err,
 		    size_t errlen);
