@@ -20,6 +20,7 @@
 #include "log.h"
 #include "protocol/mcp.h"
 #include "reload.h"
+#include "sessions/pool.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
 #include "sessions/session_int.h"
@@ -247,6 +248,12 @@ sessions_describe(struct server *sv)
 
 void
 sessions_reap(struct server *sv)
+{
+}
+
+/* No sandboxes here, so no warm pool for a reload to drain. */
+void
+pool_drain(struct server *sv)
 {
 }
 
