@@ -240,6 +240,10 @@ want = {
     "stockade_call_duration_seconds_count{tool=run_command}": 0,
     "stockade_timeouts_total{}": 1,
     "stockade_oom_kills_total{}": 0,
+    # The shipped profile has no pool: nothing built ahead, nothing counted.
+    "stockade_pool_ready{}": 0,
+    "stockade_pool_hits_total{}": 0,
+    "stockade_pool_misses_total{}": 0,
     "stockade_pattern_hits_total{action=flag,rule=PY-NATIVE-001}": 1,
     "stockade_pattern_hits_total{action=deny,rule=PY-EXEC-001}": 1,
     "stockade_audit_events_lost_total{}": 0,
@@ -251,6 +255,8 @@ want_types = {"stockade_up": "gauge", "stockade_build_info": "gauge",
               "stockade_sessions_closed_total": "counter", "stockade_calls_total": "counter",
               "stockade_call_duration_seconds": "histogram", "stockade_timeouts_total": "counter",
               "stockade_oom_kills_total": "counter", "stockade_pattern_hits_total": "counter",
+              "stockade_pool_ready": "gauge", "stockade_pool_hits_total": "counter",
+              "stockade_pool_misses_total": "counter",
               "stockade_audit_queue_depth": "gauge", "stockade_audit_lag_seconds": "gauge",
               "stockade_audit_events_lost_total": "counter"}
 assert types == want_types, types
