@@ -129,6 +129,10 @@ for case in ("identity", "host_secrets", "namespaces", "ptrace",
     c.tool("close_session", {"session_id": s["session_id"]})
 print("  escape cases identity, host_secrets, namespaces, ptrace, dangerous_syscalls, proc_root, cgroup_descriptors hold in pooled sessions")
 PYEOF
+# stockade status: the pool's line under the server, every new session a hit.
+out=$("$BIN/stockade" status --mcp-state "$T/mx-state" 2>&1 || true)
+echo "$out" | grep -Eq '^  pool +[0-9]+ ready, [0-9]+ hits, 0 misses$' || fail "stockade status: no pool line: $out"
+note "stockade status: $(echo "$out" | grep '^  pool' | sed 's/  */ /g')"
 stop_mx || fail "mcp-exec exit status $?"
 [ -z "$(ls "$T/mx-state/sandboxes" 2>/dev/null)" ] || fail "sandboxes left at stop: $(ls "$T/mx-state/sandboxes")"
 note "stop: no sandbox left behind, pooled or not"
