@@ -26,4 +26,9 @@ int		 pool_evict(struct server *);
 void		 pool_drain(struct server *);
 void		 pool_free(struct server *);
 
+struct conf_ctx;
+/* A profile's pool: section (the profile loader's, kept with the pool). */
+void		 pool_profile_section(struct conf_ctx *, const json_t *root,
+		    struct profile *);
+
 #endif
