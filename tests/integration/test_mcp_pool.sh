@@ -127,6 +127,15 @@ for case in ("identity", "host_secrets", "namespaces", "ptrace",
     for e in expects:
         assert eval(e, {"json": json, "re": re, "r": r}), (case, e, r["stdout"][-800:], r["stderr"][-400:])
     c.tool("close_session", {"session_id": s["session_id"]})
+# Inputs staged per call reach a pooled session's /inputs.
+if metric("stockade_pool_ready") == 0:
+    wait_ready(1, "before the inputs")
+hits = metric("stockade_pool_hits_total")
+s = structured(c.tool("execute_python", {"code": "print(open('/inputs/in.txt').read())",
+                                        "files": [{"name": "in.txt", "content": "staged", "encoding": "utf-8"}]}))
+assert s["stdout"] == "staged\n" and metric("stockade_pool_hits_total") == hits + 1, s
+c.tool("close_session", {"session_id": s["session_id"]})
+print("  an inline input staged into a pooled session's /inputs")
 print("  escape cases identity, host_secrets, namespaces, ptrace, dangerous_syscalls, proc_root, cgroup_descriptors hold in pooled sessions")
 PYEOF
 # stockade status: the pool's line under the server, every new session a hit.
