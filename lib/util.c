@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +332,19 @@ openat_beneath(int dirfd, const char *path, int flags)
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 	    RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV;
 	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+const char *
+ip_proto_name(uint8_t p, char *buf, size_t len)
+{
+	switch (p) {
+	case IPPROTO_TCP:	return "tcp";
+	case IPPROTO_UDP:	return "udp";
+	case IPPROTO_ICMP:	return "icmp";
+	case IPPROTO_ICMPV6:	return "icmpv6";
+	case IPPROTO_SCTP:	return "sctp";
+	default:
+		(void)snprintf(buf, len, "%u", p);
+		return buf;
+	}
 }

@@ -46,6 +46,8 @@ int	 openat_beneath(int dirfd, const char *path, int flags);
 int	 rmtree(const char *path);
 /* Replaces every byte outside printable ASCII with '?', in place. */
 void	 str_ascii(char *);
+/* An IP protocol number's name (tcp, udp, ...), else its number in buf. */
+const char *ip_proto_name(uint8_t, char *buf, size_t len);
 /* snprintf that fails (-1, errno ENAMETOOLONG) instead of truncating. */
 int	 xsnprintf(char *, size_t, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));

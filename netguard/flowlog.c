@@ -156,21 +156,6 @@ flowlog_take(struct flowlog *fl)
 	return 1;
 }
 
-static const char *
-proto_name(uint8_t p, char *buf, size_t len)
-{
-	switch (p) {
-	case IPPROTO_TCP:	return "tcp";
-	case IPPROTO_UDP:	return "udp";
-	case IPPROTO_ICMP:	return "icmp";
-	case IPPROTO_ICMPV6:	return "icmpv6";
-	case IPPROTO_SCTP:	return "sctp";
-	default:
-		(void)snprintf(buf, len, "%u", p);
-		return buf;
-	}
-}
-
 static void
 put_ts(json_t *o, const char *key, uint64_t ns)
 {
@@ -198,7 +183,7 @@ flowlog_record(const struct flowlog *fl, const struct flow *f)
 		fatal("inet_ntop");
 	rule = flowlog_rule(f->mark, rb, sizeof(rb), &group);
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I}",
-	    "protocol", proto_name(f->proto, pb, sizeof(pb)), "family",
+	    "protocol", ip_proto_name(f->proto, pb, sizeof(pb)), "family",
 	    f->family == AF_INET ? "ipv4" : "ipv6", "src_ip", src, "dst_ip",
 	    dst, "rule", rule != NULL ? rule : "?", "bytes_out",
 	    (json_int_t)f->bytes_out, "packets_out",

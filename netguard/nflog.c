@@ -71,21 +71,6 @@ nflog_activate(void *arg)
 	return 0;
 }
 
-static const char *
-proto_name(uint8_t p, char *buf, size_t len)
-{
-	switch (p) {
-	case IPPROTO_TCP:	return "tcp";
-	case IPPROTO_UDP:	return "udp";
-	case IPPROTO_ICMP:	return "icmp";
-	case IPPROTO_ICMPV6:	return "icmpv6";
-	case IPPROTO_SCTP:	return "sctp";
-	default:
-		snprintf(buf, len, "%u", p);
-		return buf;
-	}
-}
-
 /* The IP header of a denied packet: family, addresses, protocol, port. */
 static int
 parse_ip(const uint8_t *p, size_t len, json_t *d)
@@ -113,7 +98,7 @@ parse_ip(const uint8_t *p, size_t len, json_t *d)
 		json_object_set_new(d, "family", json_string("ipv6"));
 	} else
 		return -1;
-	json_object_set_new(d, "protocol", json_string(proto_name(proto, pb,
+	json_object_set_new(d, "protocol", json_string(ip_proto_name(proto, pb,
 	    sizeof(pb))));
 	json_object_set_new(d, "src", json_string(src));
 	json_object_set_new(d, "dst", json_string(dst));
