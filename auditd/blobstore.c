@@ -15,19 +15,14 @@
 #include <unistd.h>
 
 #include "blobstore.h"
+#include "hash.h"
 #include "log.h"
 #include "util.h"
 
 int
 blobstore_hex_ok(const char *s)
 {
-	size_t	 i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' &&
-		    s[i] <= 'f')))
-			return 0;
-	return i == SHA256_HEX;
+	return strlen(s) == SHA256_HEX && hex_lower(s, SHA256_HEX);
 }
 
 int

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkpoint.h"
+#include "hash.h"
 #include "util.h"
 
 int
@@ -88,13 +89,8 @@ checkpoint_line(const struct checkpoint *cp, struct buf *out)
 static int
 copy_hex_id(const char *s, size_t want, char *out)
 {
-	size_t	 i;
-
-	if (s == NULL || strlen(s) != want)
+	if (s == NULL || strlen(s) != want || !hex_lower(s, want))
 		return -1;
-	for (i = 0; i < want; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return -1;
 	memcpy(out, s, want + 1);
 	return 0;
 }

@@ -8,6 +8,7 @@
 
 #include "chain.h"
 #include "event.h"
+#include "hash.h"
 #include "util.h"
 
 enum ftype {
@@ -164,14 +165,8 @@ event_is_daemon_only(const char *name)
 static int
 is_code_hash(const char *s)
 {
-	size_t	 i;
-
-	if (strncmp(s, "sha256:", 7) != 0 || strlen(s) != 7 + 64)
-		return 0;
-	for (i = 7; s[i] != '\0'; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
+	return strncmp(s, "sha256:", 7) == 0 && strlen(s) == 7 + 64 &&
+	    hex_lower(s + 7, 64);
 }
 
 static int

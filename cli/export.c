@@ -14,6 +14,7 @@
 
 #include "export.h"
 #include "export_int.h"
+#include "hash.h"
 #include "util.h"
 
 #define HEC_SOURCETYPE		"stockade:audit"
@@ -344,13 +345,7 @@ event_name_ok(const char *s)
 static int
 hex64_ok(const char *s)
 {
-	size_t	 i;
-
-	for (i = 0; i < RECORD_HASH_HEX; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		    (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return s[i] == '\0';
+	return hex_lower(s, RECORD_HASH_HEX) && s[RECORD_HASH_HEX] == '\0';
 }
 
 static int

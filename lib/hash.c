@@ -126,6 +126,17 @@ hexdigit(unsigned char c)
 }
 
 int
+hex_lower(const char *s, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < n; i++)
+		if (hexdigit((unsigned char)s[i]) == -1)
+			return 0;
+	return 1;
+}
+
+int
 hex_decode(const char *s, size_t hexlen, uint8_t *out)
 {
 	size_t	 i;

@@ -37,6 +37,8 @@ void	sha256_pair(struct sha256_ctx *, const void *a, size_t alen,
 
 void	hex_encode(const uint8_t *, size_t, char *out);	/* 2n + 1 bytes */
 int	hex_decode(const char *, size_t hexlen, uint8_t *out);	/* lowercase only */
+/* 1 when the first n bytes of s are lowercase hex digits (stops at a NUL). */
+int	hex_lower(const char *s, size_t n);
 /* Bytes base64_encode writes for n bytes, NUL included. */
 #define BASE64_LEN(n)	(4 * (((n) + 2) / 3) + 1)
 /* out must hold BASE64_LEN(n) bytes. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "era.h"
+#include "hash.h"
 #include "mcp.h"
 #include "util.h"
 #include "version.h"
@@ -52,18 +53,6 @@ era_version_known(const char *v)
 /* ------------------------------------------------------------ trace */
 
 static int
-lower_hex(const char *s, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') ||
-		    (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return 1;
-}
-
-static int
 all_zero(const char *s, size_t n)
 {
 	size_t	 i;
@@ -87,8 +76,8 @@ era_traceparent_ok(const char *s)
 	if (len < 55 || len >= TOOL_TRACEPARENT_MAX || s[2] != '-' ||
 	    s[35] != '-' || s[52] != '-')
 		return 0;
-	if (!lower_hex(s, 2) || !lower_hex(s + 3, 32) ||
-	    !lower_hex(s + 36, 16) || !lower_hex(s + 53, 2))
+	if (!hex_lower(s, 2) || !hex_lower(s + 3, 32) ||
+	    !hex_lower(s + 36, 16) || !hex_lower(s + 53, 2))
 		return 0;
 	if (strncmp(s, "ff", 2) == 0 || all_zero(s + 3, 32) ||
 	    all_zero(s + 36, 16))

@@ -47,13 +47,7 @@ principal_name_ok(const char *s)
 static int
 hash_hex_ok(const char *s)
 {
-	size_t	 i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (i >= SHA256_HEX || !((s[i] >= '0' && s[i] <= '9') ||
-		    (s[i] >= 'a' && s[i] <= 'f')))
-			return 0;
-	return i == SHA256_HEX;
+	return strlen(s) == SHA256_HEX && hex_lower(s, SHA256_HEX);
 }
 
 static void
