@@ -1,27 +1,9 @@
 /*
- * netguard/nft.c against the kernel: each test unshares a network
- * namespace of its own (the tests run forked), applies tables, and checks
- * them with the nft binary (`nft list`, compared with nft's listing of
- * the expected ruleset written by hand below) and with real packets.
+ * netguard/nft.c against the kernel, the tables it makes: each test unshares
+ * a network namespace, applies, pins, removes, and compares `nft list` with
+ * nft's listing of the expected ruleset written by hand below.
  */
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
-
-#include <linux/netlink.h>
-
-#include <dirent.h>
-#include <poll.h>
-#include <sched.h>
-#include <stdarg.h>
-
-#include <jansson.h>
-
-#include "testutil.h"
-#include "nft.h"
-
-#define LIST_MAX	(8 << 20)
+#include "nft_fixture.h"
 
 /* ---------------------------------------------------------------- expected */
 
@@ -148,56 +130,6 @@ static const char t_uplink[] =
 
 /* ---------------------------------------------------------------- helpers */
 
-struct fixture {
-	struct policy		 p;
-	struct policy_group	 g[3];
-	struct policy_cidr	 c[9];
-	char			*names[1];
-	struct nft_sandbox	 spec;
-};
-
-static void
-fresh_netns(void)
-{
-	ck_assert_msg(unshare(CLONE_NEWNET) == 0, "unshare: %s",
-	    strerror(errno));
-}
-
-static int __attribute__((format(printf, 1, 2)))
-sh(const char *fmt, ...)
-{
-	char	 cmd[8192];
-	va_list	 ap;
-	int	 st;
-
-	va_start(ap, fmt);
-	ck_assert_int_lt(vsnprintf(cmd, sizeof(cmd), fmt, ap), sizeof(cmd));
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* Output of a shell command (caller frees); NULL if it failed. */
-static char *
-capture(const char *cmd)
-{
-	FILE	*f;
-	char	*out = malloc(LIST_MAX + 1);
-	size_t	 n;
-	int	 st;
-
-	ck_assert_ptr_nonnull(out);
-	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
-	n = fread(out, 1, LIST_MAX, f);
-	out[n] = '\0';
-	st = pclose(f);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		free(out);
-		return NULL;
-	}
-	return out;
-}
-
 static char *
 list_table(const char *family, const char *table)
 {
@@ -243,153 +175,6 @@ assert_table(const char *text, const char *family, const char *table)
 	    "%.200s\nwant: %.200s", line, got + i, want + i);
 	free(got);
 	free(want);
-}
-
-static struct policy_cidr
-cidr(const char *text)
-{
-	struct policy_cidr	 c;
-	char			 a[64], *slash;
-
-	memset(&c, 0, sizeof(c));
-	snprintf(a, sizeof(a), "%s", text);
-	ck_assert_ptr_nonnull(slash = strchr(a, '/'));
-	*slash = '\0';
-	c.family = strchr(a, ':') ? AF_INET6 : AF_INET;
-	ck_assert_int_eq(inet_pton(c.family, a, c.addr), 1);
-	c.prefix = (uint8_t)atoi(slash + 1);
-	return c;
-}
-
-static void
-fixture_init(struct fixture *f, enum policy_level level)
-{
-	memset(f, 0, sizeof(*f));
-	snprintf(f->p.name, sizeof(f->p.name), "test");
-	f->p.level = level;
-	f->spec.policy = &f->p;
-	f->spec.pool = cidr("10.200.0.0/16");
-	if (level >= LEVEL_L2)
-		inet_pton(AF_INET, "10.200.0.1", &f->spec.resolver);
-	f->spec.nflog_group = 5;
-	f->spec.log_rate = 10;
-}
-
-/* The policy t_l2 describes. */
-static void
-l2_policy(struct fixture *f)
-{
-	fixture_init(f, LEVEL_L2);
-	f->c[0] = cidr("10.0.1.0/24");
-	f->c[1] = cidr("10.0.0.0/24");
-	f->c[2] = cidr("10.0.0.128/25");
-	f->c[3] = cidr("192.0.2.11/32");
-	f->c[4] = cidr("192.0.2.10/32");
-	f->c[5] = cidr("198.51.100.7/32");
-	f->c[6] = cidr("2001:db8:1::1/128");
-	f->c[7] = cidr("2001:db8::/48");
-	f->g[0].cidrs = f->c;
-	f->g[0].ncidrs = 8;
-	f->g[0].ports[0] = 443;
-	f->g[0].ports[1] = 80;
-	f->g[0].ports[2] = 443;
-	f->g[0].nports = 3;
-	f->names[0] = "example.org";
-	f->g[1].names = f->names;
-	f->g[1].nnames = 1;
-	f->g[1].ports[0] = 443;
-	f->g[1].nports = 1;
-	f->c[8] = cidr("203.0.113.0/24");
-	f->g[2].cidrs = &f->c[8];
-	f->g[2].ncidrs = 1;
-	f->p.groups = f->g;
-	f->p.ngroups = 3;
-}
-
-static struct nft_handle *
-open_here(void)
-{
-	struct nft_handle	*h;
-	char			 err[512];
-
-	h = nft_open(-1, err, sizeof(err));
-	ck_assert_msg(h != NULL, "nft_open: %s", err);
-	return h;
-}
-
-static void
-apply_ok(struct nft_handle *h, const struct fixture *f)
-{
-	char	 err[512];
-
-	ck_assert_msg(nft_apply(h, &f->spec, err, sizeof(err)) == 0,
-	    "nft_apply: %s", err);
-}
-
-/*
- * A veth pair inside the test's namespace, both ends here: a route for
- * the addresses the tests send to, and packets that never leave.  No
- * IPv6 on the pair: its own router and neighbour solicitations and MLD
- * reports would be counted as denials and make the counts race.  The
- * IPv6 destination is routed through loopback instead (the output hook
- * sees the packet all the same).
- */
-static void
-links_up(void)
-{
-	ck_assert_int_eq(sh("ip link add ngt0 type veth peer name ngt1 && "
-	    "sysctl -qw net.ipv6.conf.ngt0.disable_ipv6=1 "
-	    "net.ipv6.conf.ngt1.disable_ipv6=1 && "
-	    "ip addr add 192.0.2.1/24 dev ngt0 && "
-	    "ip addr add 169.254.0.1/16 dev ngt0 && "
-	    "ip link set ngt0 up && ip link set ngt1 up && "
-	    "ip link set lo up && ip route add default dev ngt0 && "
-	    "ip -6 route add fd00:ec2::/64 dev lo"), 0);
-}
-
-/* One UDP datagram: 0, or the errno sendto failed with. */
-static int
-udp_send(const char *addr, uint16_t port)
-{
-	struct sockaddr_storage	 ss;
-	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
-	socklen_t		 sl;
-	int			 fd, rc = 0;
-
-	memset(&ss, 0, sizeof(ss));
-	if (strchr(addr, ':') != NULL) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(port);
-		ck_assert_int_eq(inet_pton(AF_INET6, addr, &sin6->sin6_addr), 1);
-		sl = sizeof(*sin6);
-	} else {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		ck_assert_int_eq(inet_pton(AF_INET, addr, &sin->sin_addr), 1);
-		sl = sizeof(*sin);
-	}
-	ck_assert_int_ne(fd = socket(ss.ss_family, SOCK_DGRAM, 0), -1);
-	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&ss, sl) == -1)
-		rc = errno;
-	close(fd);
-	return rc;
-}
-
-static json_int_t
-counter(struct nft_handle *h, const char *reason)
-{
-	char		 err[512];
-	json_t		*o;
-	json_int_t	 n;
-
-	o = nft_counters(h, err, sizeof(err));
-	ck_assert_msg(o != NULL, "nft_counters: %s", err);
-	ck_assert_int_eq(json_object_size(o), 6);
-	ck_assert_ptr_nonnull(json_object_get(o, reason));
-	n = json_integer_value(json_object_get(o, reason));
-	json_decref(o);
-	return n;
 }
 
 /* The element of `nft -j list set` for addr: its timeout and expires. */
@@ -689,124 +474,6 @@ START_TEST(test_remove_deletes_table_and_tolerates_absence)
 }
 END_TEST
 
-/* Real packets at L1: each reason's counter goes up by what it dropped,
- * loopback works, and a TCP connect to the metadata address never does. */
-START_TEST(test_l1_drops_packets_and_counts_them)
-{
-	struct fixture		 f;
-	struct nft_handle	*h;
-	struct sockaddr_in	 sin;
-	struct pollfd		 pfd;
-	int			 fd;
-
-	fresh_netns();
-	links_up();
-	h = open_here();
-	fixture_init(&f, LEVEL_L1);
-	apply_ok(h, &f);
-	ck_assert_int_eq(counter(h, "metadata"), 0);
-
-	ck_assert_int_eq(udp_send("169.254.169.254", 80), EPERM);
-	ck_assert_int_eq(udp_send("fd00:ec2::254", 80), EPERM);
-	ck_assert_int_eq(counter(h, "metadata"), 2);
-	ck_assert_int_eq(udp_send("169.254.1.1", 80), EPERM);
-	ck_assert_int_eq(counter(h, "linklocal"), 1);
-	ck_assert_int_eq(udp_send("192.0.2.10", 53), EPERM);
-	ck_assert_int_eq(udp_send("192.0.2.10", 853), EPERM);
-	ck_assert_int_eq(counter(h, "dns"), 2);
-	ck_assert_int_eq(udp_send("10.200.3.4", 80), EPERM);
-	ck_assert_int_eq(counter(h, "internal"), 1);
-	ck_assert_int_eq(udp_send("192.0.2.10", 80), EPERM);
-	ck_assert_int_eq(counter(h, "policy"), 1);
-	ck_assert_int_eq(counter(h, "mapped"), 0);
-	ck_assert_int_eq(udp_send("127.0.0.1", 9), 0);
-
-	/* The SYN is dropped: connect stays in progress, counted once more. */
-	ck_assert_int_ne(fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0),
-	    -1);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_port = htons(80);
-	inet_pton(AF_INET, "169.254.169.254", &sin.sin_addr);
-	ck_assert_int_eq(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), -1);
-	ck_assert_int_eq(errno, EINPROGRESS);
-	pfd.fd = fd;
-	pfd.events = POLLOUT;
-	ck_assert_int_eq(poll(&pfd, 1, 300), 0);
-	close(fd);
-	ck_assert_int_eq(counter(h, "metadata"), 3);
-	nft_close(h);
-}
-END_TEST
-
-/* Real packets at L2: only listed destinations and ports, and pinned
- * names once pinned. */
-START_TEST(test_l2_allows_listed_and_pinned_only)
-{
-	struct fixture		 f;
-	struct nft_handle	*h;
-	struct in_addr		 a4;
-	char			 err[512];
-
-	fresh_netns();
-	links_up();
-	h = open_here();
-	l2_policy(&f);
-	apply_ok(h, &f);
-	ck_assert_int_eq(udp_send("192.0.2.10", 80), 0);
-	ck_assert_int_eq(udp_send("192.0.2.11", 443), 0);
-	ck_assert_int_eq(udp_send("198.51.100.7", 443), 0);
-	ck_assert_int_eq(udp_send("10.0.1.200", 80), 0);
-	ck_assert_int_eq(udp_send("203.0.113.9", 12345), 0);
-	ck_assert_int_eq(udp_send("192.0.2.10", 81), EPERM);
-	ck_assert_int_eq(udp_send("192.0.2.12", 80), EPERM);
-	ck_assert_int_eq(udp_send("10.0.2.1", 80), EPERM);
-	ck_assert_int_eq(counter(h, "policy"), 3);
-	/* The resolver, on 53 only; other pool addresses never. */
-	ck_assert_int_eq(sh("ip addr add 10.200.0.2/16 dev ngt0"), 0);
-	ck_assert_int_eq(udp_send("10.200.0.1", 53), 0);
-	ck_assert_int_eq(udp_send("10.200.0.1", 80), EPERM);
-	ck_assert_int_eq(udp_send("10.200.0.3", 53), EPERM);
-	ck_assert_int_eq(counter(h, "internal"), 1);
-	ck_assert_int_eq(counter(h, "dns"), 1);
-
-	ck_assert_int_eq(udp_send("192.0.2.20", 443), EPERM);
-	inet_pton(AF_INET, "192.0.2.20", &a4);
-	ck_assert_msg(nft_pin(h, 1, AF_INET, &a4, 30000, err,
-	    sizeof(err)) == 0, "nft_pin: %s", err);
-	ck_assert_int_eq(udp_send("192.0.2.20", 443), 0);
-	ck_assert_int_eq(udp_send("192.0.2.20", 80), EPERM);
-	nft_close(h);
-}
-END_TEST
-
-START_TEST(test_conntrack_flush_forgets_connections)
-{
-	struct fixture		 f;
-	struct nft_handle	*h;
-	char			 err[512], *n;
-
-	fresh_netns();
-	links_up();
-	h = open_here();
-	ck_assert_msg(nft_conntrack_flush(h, err, sizeof(err)) == 0, "%s", err);
-	fixture_init(&f, LEVEL_L1);
-	apply_ok(h, &f);
-	ck_assert_int_eq(udp_send("127.0.0.1", 9), 0);
-	ck_assert_int_eq(udp_send("::1", 9), 0);
-	n = capture("cat /proc/sys/net/netfilter/nf_conntrack_count");
-	ck_assert_ptr_nonnull(n);
-	ck_assert_int_ge(atoi(n), 2);
-	free(n);
-	ck_assert_msg(nft_conntrack_flush(h, err, sizeof(err)) == 0, "%s", err);
-	n = capture("cat /proc/sys/net/netfilter/nf_conntrack_count");
-	ck_assert_ptr_nonnull(n);
-	ck_assert_int_eq(atoi(n), 0);
-	free(n);
-	nft_close(h);
-}
-END_TEST
-
 START_TEST(test_uplink_table_replaced_and_removed)
 {
 	struct nft_handle	*h;
@@ -952,9 +619,6 @@ nft_suite(void)
 	tcase_add_test(tc, test_pin_adds_with_timeout_and_second_pin_refreshes);
 	tcase_add_test(tc, test_pin_refused_names_group_set_and_element);
 	tcase_add_test(tc, test_remove_deletes_table_and_tolerates_absence);
-	tcase_add_test(tc, test_l1_drops_packets_and_counts_them);
-	tcase_add_test(tc, test_l2_allows_listed_and_pinned_only);
-	tcase_add_test(tc, test_conntrack_flush_forgets_connections);
 	tcase_add_test(tc, test_uplink_table_replaced_and_removed);
 	tcase_add_test(tc, test_big_batch_and_lost_acks);
 	tcase_add_test(tc, test_open_in_other_namespace_by_descriptor);
