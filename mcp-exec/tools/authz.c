@@ -34,6 +34,8 @@ struct authz_entry {
 struct authz {
 	struct authz_entry	 ent[2][AUTHZ_ENTRIES_MAX];	/* P, G */
 	size_t			 n[2];
+	struct authz_entry	 unlisted;	/* a caller no entry names */
+	int			 has_unlisted;
 	const char		*names[AUTHZ_PROFILES_TOTAL];	/* into ent */
 	size_t			 nnames;
 };
@@ -191,6 +193,20 @@ load_quotas(struct conf_ctx *ctx, const json_t *o, struct authz_entry *e)
 	}
 }
 
+/* What an entry grants, after its name (principals, groups, unlisted). */
+static void
+load_grants(struct conf_ctx *ctx, const json_t *o, const char *dir,
+    struct authz *a, struct authz_entry *e)
+{
+	const char	*s;
+
+	(void)conf_get_string(ctx, o, "description", &s);
+	load_tools(ctx, o, e);
+	load_profiles(ctx, o, dir, a, e);
+	(void)conf_get_bool(ctx, o, "choose_profile", &e->choose);
+	load_quotas(ctx, o, e);
+}
+
 static void
 load_entry(struct conf_ctx *ctx, const json_t *o, const char *dir,
     struct authz *a, int kind)
@@ -198,7 +214,7 @@ load_entry(struct conf_ctx *ctx, const json_t *o, const char *dir,
 	static const char *const keys[] = { "name", "description", "tools",
 	    "profiles", "default_profile", "choose_profile", "quotas", NULL };
 	struct authz_entry	*e = &a->ent[kind][a->n[kind]];
-	const char		*name = NULL, *s;
+	const char		*name = NULL;
 	size_t			 i, max = kind == E_GROUP ? CLIENT_GROUP_MAX :
 				    PRINCIPAL_MAX;
 
@@ -206,7 +222,6 @@ load_entry(struct conf_ctx *ctx, const json_t *o, const char *dir,
 	    "principals entry") == -1)
 		return;
 	conf_check_keys(ctx, o, keys);
-	(void)conf_get_string(ctx, o, "description", &s);
 	if (conf_get_string(ctx, o, "name", &name) != 1 || name == NULL) {
 		conf_error(ctx, o, "missing 'name'");
 		return;
@@ -224,11 +239,28 @@ load_entry(struct conf_ctx *ctx, const json_t *o, const char *dir,
 		}
 	memset(e, 0, sizeof(*e));
 	snprintf(e->name, sizeof(e->name), "%s", name);
-	load_tools(ctx, o, e);
-	load_profiles(ctx, o, dir, a, e);
-	(void)conf_get_bool(ctx, o, "choose_profile", &e->choose);
-	load_quotas(ctx, o, e);
+	load_grants(ctx, o, dir, a, e);
 	a->n[kind]++;
+}
+
+/*
+ * `unlisted:` is what a caller gets whose principal and groups no entry
+ * names: without it, every tool and the server's default profile (the
+ * behaviour before principals: existed); `unlisted: {tools: []}` denies.
+ */
+static void
+load_unlisted(struct conf_ctx *ctx, const json_t *root, const char *dir,
+    struct authz *a)
+{
+	static const char *const keys[] = { "description", "tools",
+	    "profiles", "default_profile", "choose_profile", "quotas", NULL };
+	json_t	*o;
+
+	if (conf_get_object(ctx, root, "unlisted", &o) != 1)
+		return;
+	conf_check_keys(ctx, o, keys);
+	load_grants(ctx, o, dir, a, &a->unlisted);
+	a->has_unlisted = 1;
 }
 
 static void
@@ -273,6 +305,7 @@ authz_load(const char *rules_dir)
 	if (json_is_object(conf_doc_root(doc))) {
 		load_list(&ctx, conf_doc_root(doc), rules_dir, a, E_PRINCIPAL);
 		load_list(&ctx, conf_doc_root(doc), rules_dir, a, E_GROUP);
+		load_unlisted(&ctx, conf_doc_root(doc), rules_dir, a);
 	}
 	conf_doc_free(doc);
 	if (ctx.nerrors == 0)
@@ -327,13 +360,13 @@ grant_profile(struct authz_grant *g, const char *name)
 }
 
 static void
-grant_bill(struct authz_grant *g, const char *prefix,
+grant_bill(struct authz_grant *g, const char *prefix, const char *name,
     const struct authz_entry *e)
 {
 	if (!quota_limits_any(&e->lim) || g->bill.n >= QUOTA_BILL_MAX)
 		return;
 	snprintf(g->bill.a[g->bill.n].subject, QUOTA_SUBJECT_MAX, "%s:%s",
-	    prefix, e->name);
+	    prefix, name);
 	g->bill.a[g->bill.n++].lim = e->lim;
 }
 
@@ -354,6 +387,11 @@ authz_grant(const struct authz *a, const char *principal,
 	for (i = 0; c != NULL && i < c->ngroups && i < CLIENT_GROUPS_MAX; i++)
 		if ((hit[n] = entry_find(a, E_GROUP, c->groups[i])) != NULL)
 			n++;
+	/* Unlisted callers' quotas are each their own, not one shared. */
+	if (n == 0 && a != NULL && a->has_unlisted) {
+		hit[n++] = &a->unlisted;
+		np = n;
+	}
 	/* The principal's own default first, then its groups' in order. */
 	for (i = 0; i < n && def == NULL; i++)
 		if (hit[i]->default_profile[0] != '\0')
@@ -370,7 +408,8 @@ authz_grant(const struct authz *a, const char *principal,
 			g->tools |= hit[i]->tools;
 		}
 		g->choose |= hit[i]->choose;
-		grant_bill(g, i < np ? "principal" : "group", hit[i]);
+		grant_bill(g, i < np ? "principal" : "group", i < np ?
+		    principal : hit[i]->name, hit[i]);
 	}
 	if (!tools_set)
 		g->tools = (1u << AUTHZ_TOOLS_N) - 1;

@@ -46,7 +46,9 @@ size_t		 authz_profile_names(const struct authz *,
 		    const char **out, size_t max);
 /*
  * The caller's grant; an authz that lists neither the principal nor its
- * groups gives every tool, only server_default, and no quota.
+ * groups gives what `unlisted:` says (quotas billed to the caller's own
+ * "principal:NAME"), or without it every tool, only server_default, and
+ * no quota.
  */
 void		 authz_grant(const struct authz *, const char *principal,
 		    const struct tool_client *, const char *server_default,

@@ -130,7 +130,7 @@ principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
 {
 	/* principals: and groups: are tools/authz.c's. */
 	static const char *const top[] = { "tokens", "issuers", "mtls",
-	    "principals", "groups", NULL };
+	    "principals", "groups", "unlisted", NULL };
 	const json_t	*v;
 	json_t		*arr;
 	size_t		 i;

@@ -5,7 +5,8 @@
 # tools not allowed refused and hidden from tools/list, every quota
 # reached and reset (the quota clock is a file: STOCKADE_QUOTA_TEST_CLOCK),
 # usage surviving a restart, `stockade status` and /metrics showing it,
-# and SIGHUP adding a principal while sessions live.
+# SIGHUP adding a principal while sessions live, and `unlisted:` denying
+# a caller no entry names.
 . "$(dirname "$0")/lib.sh"
 
 trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' EXIT
@@ -20,6 +21,7 @@ hash() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 TOKA=tokA-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 TOKB=tokB-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 TOKC=tokC-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+TOKE=tokE-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
 principals() {
 	cat <<EOF
 tokens:
@@ -289,21 +291,25 @@ grep -q "profiles/broken.yaml:2:11" "$T/mx.err" || fail "the broken profile's er
 rm "$R/profiles/broken.yaml"
 note "SIGHUP naming a profile that does not load: refused whole, with its file:line:column"
 
-# SIGHUP adding a principal (carol, lab only) while sessions live.
+# SIGHUP adding a principal (carol, lab only) while sessions live, and
+# denying callers listed nowhere (erin has a token, no entry).
 principals "  - sha256: $(hash "$TOKC")
-    principal: \"user:carol\"" "  - name: \"user:carol\"
+    principal: \"user:carol\"
+  - sha256: $(hash "$TOKE")
+    principal: \"user:erin\"" "  - name: \"user:carol\"
     profiles: [lab]" >"$R/principals.yaml"
+printf 'unlisted:\n  tools: []\n' >>"$R/principals.yaml"
 sed -i 's/^server:$/server:\n  metrics_name_principals: true/' "$R/mcp-exec.yaml"
 hup_and_wait true
 m=$(curl -s -H "Authorization: Bearer $TOKA" "http://127.0.0.1:$PORT/metrics")
 echo "$m" | grep -q 'stockade_quota_used{subject="principal:user:bob",quota="artifact_bytes_per_day"} 200' ||
     fail "metrics_name_principals: $(echo "$m" | grep quota)"
-"$PY" - "$URL" "$TOKB" "$TOKC" "$CLOCK" <<'EOF' || fail "SIGHUP with sessions alive (see above)"
+"$PY" - "$URL" "$TOKB" "$TOKC" "$CLOCK" "$TOKE" <<'EOF' || fail "SIGHUP with sessions alive (see above)"
 import sys
 sys.path.insert(0, "tests/integration")
 from mcpclient import Http
 
-url, tokb, tokc, clock = sys.argv[1:5]
+url, tokb, tokc, clock, toke = sys.argv[1:6]
 sid = open(clock + ".sid").read()
 now = int(open(clock).read())
 open(clock, "w").write("%d\n" % (now + 86400))
@@ -321,6 +327,12 @@ NET = ("import socket, errno\ns = socket.socket()\ntry:\n"
 r = carol.tool("execute_python", {"code": NET})
 assert r["structuredContent"]["stdout"] == "ECONNREFUSED\n", r
 print("  SIGHUP added carol (profile lab) and named principals in /metrics; bob's session kept its files")
+erin = Http(url, toke)
+erin.initialize()
+assert erin.call("tools/list")["tools"] == [], "unlisted erin sees tools"
+r = erin.tool("execute_python", {"code": "print(1)"})
+assert r.get("isError") and "stdout" not in r.get("structuredContent", {}), r
+print("  unlisted: {tools: []}: a caller listed nowhere sees no tool and runs nothing")
 EOF
 
 # Every quota decision is in the trail: refusals name the quota.

@@ -1,7 +1,8 @@
 /*
  * principals.yaml's principals: and groups: (tools/authz.c): what one
  * caller may do is its principal's entry merged with its groups'; an
- * unlisted caller gets every tool and the server's profile; each
+ * unlisted caller gets `unlisted:`, or every tool and the server's
+ * profile; each
  * malformed entry is refused with its position.
  */
 #include "testutil.h"
@@ -119,6 +120,53 @@ START_TEST(test_no_file_lists_nothing)
 }
 END_TEST
 
+/* `unlisted:` decides for a caller no entry names, and only for it. */
+START_TEST(test_unlisted_entry)
+{
+	static const char yaml[] =
+	    "principals:\n"
+	    "  - name: user:alice\n"
+	    "groups:\n"
+	    "  - name: ops\n"
+	    "    tools: [close_session]\n"
+	    "unlisted:\n"
+	    "  tools: [execute_python]\n"
+	    "  default_profile: lab\n"
+	    "  quotas: { sessions: 1 }\n";
+	struct authz		*a = load(yaml);
+	struct tool_client	 c;
+	struct authz_grant	 g;
+
+	ck_assert_ptr_nonnull(a);
+	authz_grant(a, "user:mallory", NULL, "default", &g);
+	ck_assert_uint_eq(g.tools, 1u << AUTHZ_EXECUTE_PYTHON);
+	ck_assert_uint_eq(g.nprofiles, 1);
+	ck_assert_str_eq(g.profiles[0], "lab");
+	ck_assert_uint_eq(g.bill.n, 1);
+	/* Each unlisted caller its own account, not one for all of them. */
+	ck_assert_str_eq(g.bill.a[0].subject, "principal:user:mallory");
+	ck_assert_uint_eq(g.bill.a[0].lim.max[QUOTA_SESSIONS], 1);
+	/* A listed principal, or a listed group, is not unlisted. */
+	authz_grant(a, "user:alice", NULL, "default", &g);
+	ck_assert_uint_eq(g.tools, (1u << AUTHZ_TOOLS_N) - 1);
+	ck_assert_str_eq(g.profiles[0], "default");
+	ck_assert_uint_eq(g.bill.n, 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.groups[0], sizeof(c.groups[0]), "ops");
+	c.ngroups = 1;
+	authz_grant(a, "user:mallory", &c, "default", &g);
+	ck_assert_uint_eq(g.tools, 1u << AUTHZ_CLOSE_SESSION);
+	ck_assert_uint_eq(g.bill.n, 0);
+	authz_free(a);
+	/* Default deny: no tool at all. */
+	ck_assert_ptr_nonnull(a = load("unlisted: { tools: [] }\n"));
+	authz_grant(a, "user:mallory", NULL, "default", &g);
+	ck_assert_uint_eq(g.tools, 0);
+	ck_assert_int_eq(authz_tool_ok(&g, "execute_python"), 0);
+	authz_free(a);
+}
+END_TEST
+
 static const char *const bad[] = {
 	"principals: [{ profiles: [default] }]\n",
 	"principals: [{ name: \"a b\" }]\n",
@@ -134,6 +182,10 @@ static const char *const bad[] = {
 	"principals: [{ name: a, colour: red }]\n",
 	"groups: [{ name: a, quotas: [] }]\n",
 	"groups: x\n",
+	"unlisted: { name: a }\n",
+	"unlisted: { tools: [rm] }\n",
+	"unlisted: { profiles: [nosuch] }\n",
+	"unlisted: [default]\n",
 };
 
 START_TEST(test_bad_files_refused)
@@ -151,6 +203,7 @@ authz_suite(void)
 	tcase_add_test(tc, test_principal_entry_decides);
 	tcase_add_test(tc, test_groups_add_tools_and_quotas);
 	tcase_add_test(tc, test_no_file_lists_nothing);
+	tcase_add_test(tc, test_unlisted_entry);
 	tcase_add_loop_test(tc, test_bad_files_refused, 0, nitems(bad));
 	suite_add_tcase(s, tc);
 	return s;
