@@ -293,7 +293,7 @@ def package_layer():
     PYTHONUSERBASE): pip installs into its user site, which python -I
     leaves off sys.path.  Made now, so what pip puts there later imports
     without a restart; ahead of the system's dist-packages, as site.py
-    places a user site."""
+    places a user site; its bin/ (console scripts) ahead on PATH."""
     base = os.environ.get("PYTHONUSERBASE")
     if not base:
         return
@@ -307,6 +307,8 @@ def package_layer():
               len(sys.path))
     sys.path.insert(at, user_site)
     site.addsitedir(user_site)  # its .pth files
+    # Console scripts pip installs: first on PATH, as ~/.local/bin is.
+    os.environ["PATH"] = base + "/bin:" + os.environ.get("PATH", "/usr/bin")
 
 
 def preimport():

@@ -112,13 +112,19 @@ def wheel(name, files):
     os.makedirs(f"{www}/packages", exist_ok=True)
     with zipfile.ZipFile(f"{www}/packages/{fn}", "w", zipfile.ZIP_DEFLATED) as z:
         for path, data in files.items():
-            z.writestr(path, data)
+            zi = zipfile.ZipInfo(path, (2020, 1, 1, 0, 0, 0))
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.external_attr = (0o100755 if "/scripts/" in path else 0o100644) << 16
+            z.writestr(zi, data)
     sha = hashlib.sha256(open(f"{www}/packages/{fn}", "rb").read()).hexdigest()
     os.makedirs(f"{www}/simple/{name}", exist_ok=True)
     with open(f"{www}/simple/{name}/index.html", "w") as f:
         f.write(f'<!DOCTYPE html><html><body><a href="../../packages/{fn}#sha256={sha}">{fn}</a></body></html>\n')
     return sha
-tiny = wheel("stockade-tinypkg", {"stockade_tinypkg/__init__.py": b'VALUE = "tiny 0.1"\n'})
+tiny = wheel("stockade-tinypkg", {"stockade_tinypkg/__init__.py": b'VALUE = "tiny 0.1"\n',
+                                   # pip puts it in the layer's bin/, shebang rewritten
+                                   "stockade_tinypkg-0.1.data/scripts/tinypkg":
+                                       b"#!python\nprint('tiny script')\n"})
 # Unpacks to 8 MiB of zeros past the 4 MiB cap; a few KiB to download.
 wheel("stockade-hugepkg", {"stockade_hugepkg/__init__.py": b"",
                            "stockade_hugepkg/blob.bin": bytes(8 << 20)})
@@ -248,6 +254,11 @@ def probe():
                        capture_output=True, text=True)
     print("subprocess", r.stdout.strip() or "import-failed")
     try:
+        r = subprocess.run(["tinypkg"], capture_output=True, text=True)
+        print("script", r.stdout.strip() or "failed")
+    except OSError as e:
+        print("script not-found", e.errno)
+    try:
         import stockade_tinypkg
         print("driver", stockade_tinypkg.VALUE, stockade_tinypkg.__file__)
     except ImportError:
@@ -273,6 +284,7 @@ out=$(grep '"id":2[,}]' "$T/a.out")
 echo "$out" | grep -q 'pip 0 .*Successfully installed stockade-tinypkg-0.1' ||
     fail "pip install in session A: $out"
 echo "$out" | grep -q 'subprocess tiny 0.1' || fail "subprocess does not import it: $out"
+echo "$out" | grep -q 'script tiny script' || fail "its console script is not on PATH: $out"
 echo "$out" | grep -q "driver tiny 0.1 /opt/stockade/packages/lib/python3[.0-9]*/site-packages/stockade_tinypkg" ||
     fail "the driver does not import it from the layer: $out"
 grep -q 'GET /simple/stockade-tinypkg/' "$T/https.ready.log" || fail "the index was not asked"
@@ -293,7 +305,7 @@ for path in sorted(glob.glob(log + "/audit-*.log")):
 sys.exit(1)
 PY
     fail "code_execution without the package: $(cat "$T/audit.err")"
-note "packages: pip install in session A, imported by the driver and a subprocess; audited with its sha256"
+note "packages: pip install in session A, imported by the driver and a subprocess, its script on PATH; audited with its sha256"
 
 # Indexes the policy does not allow, as code may name them.
 # By address (past the resolver: the policy drops it) and by name (the
