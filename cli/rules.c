@@ -4,6 +4,9 @@
  * Each file goes through the loader of the program that reads it, so a
  * file that passes here is a file that program accepts.
  */
+#include <arpa/inet.h>
+
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -46,8 +49,42 @@ network_policy_exists(const char *dir, const char *name)
 	    name) != -1 && access(path, R_OK) == 0;
 }
 
+/*
+ * packages.index's host must be a name the profile's netguard policy
+ * allows, or every pip install fails at the resolver: say so here, not
+ * at the first install.  An address literal is left to the policy's
+ * CIDRs at run time.
+ */
 static int
-check_mcpexec(const char *dir)
+index_reachable(const struct profile *p, const struct policy_set *set)
+{
+	const struct policy	*pol;
+	const char		*h;
+	char			 host[256];
+	size_t			 n, i;
+	unsigned char		 a[16];
+
+	if (!p->pkg_install || set == NULL ||
+	    (pol = policy_find(set, p->network)) == NULL)
+		return 0;
+	h = p->pkg_index + strlen("https://");
+	n = strcspn(h, ":/?#");
+	if (n == 0 || n >= sizeof(host) || h[0] == '[')
+		return 0;
+	for (i = 0; i < n; i++)
+		host[i] = tolower((unsigned char)h[i]);
+	host[n] = '\0';
+	if (inet_pton(AF_INET, host, a) == 1 ||
+	    policy_match_name(pol, host) != -1)
+		return 0;
+	fprintf(stderr, "%s: packages: index host %s is not allowed by "
+	    "network/%s.yaml: pip could not reach it\n", p->path, host,
+	    p->network);
+	return -1;
+}
+
+static int
+check_mcpexec(const char *dir, const struct policy_set *set)
 {
 	struct mcpexec_conf	 mc;
 	struct profile		*p;
@@ -86,7 +123,9 @@ check_mcpexec(const char *dir)
 			fprintf(stderr, "%s: network: no policy %s/network/%s.yaml "
 			    "for netguard\n", p->path, dir, p->network);
 			rv = -1;
-		} else
+		} else if (index_reachable(p, set) == -1)
+			rv = -1;
+		else
 			printf("%s: OK\n", p->path);
 	}
 	closedir(d);
@@ -94,9 +133,10 @@ check_mcpexec(const char *dir)
 	return rv;
 }
 
-/* netguard.yaml and every network/NAME.yaml, through netguard's loaders. */
+/* netguard.yaml and every network/NAME.yaml, through netguard's loaders;
+ * the policies, when they load, for the profiles' check. */
 static int
-check_netguard(const char *dir)
+check_netguard(const char *dir, struct policy_set **setp)
 {
 	struct ng_conf		 nc;
 	struct policy_set	*set;
@@ -119,7 +159,7 @@ check_netguard(const char *dir)
 	for (i = 0; i < set->npolicies; i++)
 		printf("%s: OK, level %s\n", set->policies[i].path,
 		    policy_level_name(set->policies[i].level));
-	policy_set_free(set);
+	*setp = set;
 	return rv;
 }
 
@@ -208,9 +248,10 @@ check_lists(const char *dir)
 int
 cmd_rules(int argc, char *argv[])
 {
-	char	*dir;
-	size_t	 len;
-	int	 bad = 0;
+	struct policy_set	*set = NULL;
+	char			*dir;
+	size_t			 len;
+	int			 bad = 0;
 
 	if (argc != 3 || strcmp(argv[1], "check") != 0) {
 		fprintf(stderr, "usage: stockade rules check DIR\n");
@@ -226,11 +267,13 @@ cmd_rules(int argc, char *argv[])
 		dir[len - 1] = '\0';
 	if (check_audit(dir) == -1)
 		bad = 1;
-	if (check_mcpexec(dir) == -1)
+	if (check_netguard(dir, &set) == -1)
 		bad = 1;
+	if (check_mcpexec(dir, set) == -1)
+		bad = 1;
+	if (set != NULL)
+		policy_set_free(set);
 	if (check_lists(dir) == -1)
-		bad = 1;
-	if (check_netguard(dir) == -1)
 		bad = 1;
 	if (bad)
 		return EXIT_NEGATIVE;

@@ -85,10 +85,17 @@ bad_packages "index: an https:// URL" "  install: true" \
 bad_packages "unknown key" "  install: true" "  indx: https://tls.test/simple"
 bad_packages "key .install.: expected a boolean" "  install: please" "  index: https://tls.test/simple"
 bad_packages "packages: install needs an index" "  install: true"
+# An index the profile's policy does not allow: every install would fail.
+sed -i "/^packages:/,\$d" "$T/bad/profiles/default.yaml"
+printf '%s\n' packages: "  install: true" "  index: https://Elsewhere.test/simple" \
+    >>"$T/bad/profiles/default.yaml"
+"$STOCKADE" rules check "$T/bad" >"$T/check" 2>&1 && fail "rules check accepts an index out of the policy"
+grep -q "default.yaml: packages: index host elsewhere.test is not allowed by network/" "$T/check" ||
+    fail "rules check on an index out of the policy: $(cat "$T/check")"
 sed -i "s|^network:.*|network: none|" "$T/bad/profiles/default.yaml"
 bad_packages "packages: install: the index is reached through" "  install: true" \
     "  index: https://tls.test/simple"
-note "packages: rules check refuses http and odd index URLs, unknown keys, no index, no network"
+note "packages: rules check refuses http and odd index URLs, unknown keys, no index, an index the policy does not allow, no network"
 
 # Two wheels, made by hand (a wheel is a zip with a RECORD of sha256s), and
 # a PEP 503 index of them under the https host's root.
