@@ -92,6 +92,17 @@ def main():
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused at accept: the reply is already waiting
         say(recv(s))
+    elif case == "flood":
+        # N connections from one process, as fast as the daemon refuses.
+        for i in range(int(sys.argv[3])):
+            if i:
+                s = connect(path)
+            try:
+                s.sendall(frame(append(NOTE, id=1)))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            say(recv(s))
+            s.close()
     elif case == "pipeline":
         n = int(sys.argv[3])
         for i in range(n):
