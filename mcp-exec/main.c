@@ -1,64 +1,28 @@
 /*
- * mcp-exec: runs untrusted code in sandboxes.  As an MCP server (stdio by
- * default, Streamable HTTP with --http) it offers execute_python,
- * close_session and session artifacts; `mcp-exec run` runs one command in
- * a fresh sandbox and prints one JSON object.  Runs as root (namespaces,
- * cgroups, uid maps); trusts its command line and the rules directory,
- * nothing clients or sandboxed code send it.
+ * mcp-exec: runs untrusted code in sandboxes.  `mcp-exec run` runs one
+ * command in a fresh sandbox and prints one JSON object; every other
+ * command line is the MCP server's, which lives in mcp-exec-server (exec'd
+ * from here) so that a one-shot run links none of its HTTP, TLS and OAuth
+ * libraries.  Runs as root (namespaces, cgroups, uid maps); trusts its
+ * command line and the rules directory, nothing sandboxed code sends it.
  */
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "log.h"
-#include "ops/status.h"
 #include "preflight.h"
-#include "reload.h"
 #include "run.h"
 #include "run_audit.h"
 #include "sessions/profile.h"
-#include "sessions/quota.h"
-#include "tools/authz.h"
-#include "sessions/pool.h"
-#include "sessions/server.h"
-#include "sessions/session.h"
-#include "transport/http.h"
-#include "transport/stdio.h"
+#include "usage.h"
 #include "util.h"
-#include "version.h"
-
-#define DEFAULT_RULES	"/etc/stockade/rules"
-
-static __attribute__((noreturn)) void
-usage(void)
-{
-	fprintf(stderr,
-	    "usage: mcp-exec [-dnv] [--stdio | --http [ADDR:]PORT] "
-	    "[--rules DIR]\n"
-	    "                [--profile NAME] [--state-dir DIR] "
-	    "[--audit-socket PATH]\n"
-	    "                [--netguard-socket PATH]\n"
-	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
-	    "                    [--timeout-ms N] [--state-dir DIR] "
-	    "[--artifacts DIR]\n"
-	    "                    [--audit-socket PATH] -- CMD [ARG...]\n");
-	exit(2);
-}
-
-static int
-need_root(void)
-{
-	if (getuid() == 0)
-		return 0;
-	fprintf(stderr, "mcp-exec: must run as root (it creates user "
-	    "namespaces, cgroups and uid maps)\n");
-	return -1;
-}
 
 /* Loads mcp-exec.yaml, applies --state-dir, loads the profile. */
 static int
@@ -97,7 +61,7 @@ cmd_run(int argc, char *argv[])
 	struct profile		 prof;
 	struct run_request	 rq;
 	struct seccomp_prog	 filter;
-	const char		*rules = DEFAULT_RULES, *profile = NULL;
+	const char		*rules = MCPEXEC_DEFAULT_RULES, *profile = NULL;
 	const char		*state = NULL, *sock = NULL;
 	char			 err[1024], id[SANDBOX_ID_HEX + 1];
 	char			 session[SANDBOX_ID_HEX + 8];
@@ -125,7 +89,7 @@ cmd_run(int argc, char *argv[])
 			break;
 		case 't':
 			if (parse_u64(optarg, 1, 3600000, &v) == -1)
-				usage();
+				mcpexec_usage();
 			rq.timeout_ms = (unsigned)v;
 			break;
 		case 's':
@@ -143,12 +107,12 @@ cmd_run(int argc, char *argv[])
 			sock = optarg;
 			break;
 		default:
-			usage();
+			mcpexec_usage();
 		}
 	}
 	if (optind >= argc || argc - optind > SANDBOX_ARGS_MAX)
-		usage();
-	if (need_root() == -1 ||
+		mcpexec_usage();
+	if (mcpexec_need_root() == -1 ||
 	    load_settings(rules, state, profile, &conf, &prof) == -1)
 		return 1;
 	if (run_state_init(&conf, err, sizeof(err)) == -1 ||
@@ -187,208 +151,47 @@ cmd_run(int argc, char *argv[])
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
-static void
-reap_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	sessions_reap(arg);
-}
-
-static void
-signal_cb(evutil_socket_t sig, short ev, void *arg)
-{
-	struct server	*srv = arg;
-
-	log_info("%s: stopping", strsignal((int)sig));
-	srv->stopping = 1;
-	pool_free(srv);
-	sessions_close_all(srv, "mcp-exec stopped");
-	event_base_loopexit(srv->base, NULL);
-}
-
-/* A hangup reloads the rules; sessions keep going with their own profile. */
-static void
-hup_cb(evutil_socket_t sig, short ev, void *arg)
-{
-	(void)server_reload(arg);
-}
-
-/* A sandbox a dead mcp-exec left behind was removed. */
-static void
-note_swept(void *arg, const char *id)
-{
-	json_array_append_new(arg, json_string(id));
-}
-
+/*
+ * Every command but `run` is the server's: exec mcp-exec-server from this
+ * program's own directory, opened once and checked (a regular file that
+ * neither group nor others may write) before the exec of that very
+ * descriptor, so a path swapped in between is never run.
+ */
 static int
-cmd_serve(int argc, char *argv[])
+exec_server(char *argv[])
 {
-	static const struct option longopts[] = {
-		{ "stdio", no_argument, NULL, 'i' },
-		{ "http", required_argument, NULL, 'H' },
-		{ "rules", required_argument, NULL, 'r' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "state-dir", required_argument, NULL, 's' },
-		{ "audit-socket", required_argument, NULL, 'A' },
-		{ "netguard-socket", required_argument, NULL, 'N' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct server	 srv;
-	struct server_opts *o = &srv.opts;
-	json_t		*swept;
-	struct event	*sigs[3] = { NULL, NULL, NULL };
-	struct timeval	 tv;
-	char		 err[1024];
-	int		 ch, check_only = 0, verbose = 0, i, st = 1;
-	struct http_tr	*http = NULL;
-	const char	*http_listen = NULL;
-	int		 use_stdio = 0;
+	extern char	**environ;
+	struct stat	 st;
+	char		 exe[PATH_MAX], path[PATH_MAX], *slash;
+	ssize_t		 n;
+	int		 fd;
 
-	memset(&srv, 0, sizeof(srv));
-	o->rules_dir = DEFAULT_RULES;
-	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'd':
-			break;
-		case 'i':
-			use_stdio = 1;
-			break;
-		case 'H':
-			http_listen = optarg;
-			break;
-		case 'n':
-			check_only = 1;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'r':
-			o->rules_dir = optarg;
-			break;
-		case 'p':
-			o->profile = optarg;
-			break;
-		case 's':
-			o->state_dir = optarg;
-			break;
-		case 'A':
-			o->audit_socket = optarg;
-			break;
-		case 'N':
-			o->netguard_socket = optarg;
-			break;
-		default:
-			usage();
-		}
-	}
-	if (optind != argc || (use_stdio && http_listen != NULL))
-		usage();
-	if ((o->state_dir && o->state_dir[0] != '/') ||
-	    (o->audit_socket && o->audit_socket[0] != '/') ||
-	    (o->netguard_socket && o->netguard_socket[0] != '/')) {
-		fprintf(stderr, "mcp-exec: --state-dir, --audit-socket and "
-		    "--netguard-socket take absolute paths\n");
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) == -1) {
+		log_warn("/proc/self/exe");
 		return 1;
 	}
-	/* stdout is the protocol's: logs go to stderr. */
-	log_init("mcp-exec", 1, verbose);
-	o->http = http_listen != NULL;
-	if (server_load(&srv) == -1) {
-		if (!check_only)
-			server_audit_load_failed();
-		goto out;
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';
+	if (xsnprintf(path, sizeof(path), "%s/%s", exe, MCPEXEC_SERVER) == -1) {
+		log_warnx("%s: path too long", exe);
+		return 1;
 	}
-	/* --http: stdin is not read; the server runs until SIGTERM. */
-	if (http_listen != NULL &&
-	    (http = transport_http_new(&srv, http_listen)) == NULL)
-		goto out;
-	/* Every path it will need, now rather than at the first call. */
-	for (i = 0; i < (int)srv.nprofiles; i++)
-		if (preflight_check(&srv.conf, &srv.profiles[i], verbose ||
-		    check_only) > 0) {
-			fprintf(stderr, "mcp-exec: %s: not usable as "
-			    "configured\n", srv.conf.path);
-			goto out;
-		}
-	if (check_only) {
-		fprintf(stderr, "configuration OK\n");
-		st = 0;
-		goto out;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		log_warn("%s (install it beside mcp-exec)", path);
+		return 1;
 	}
-	if (need_root() == -1)
-		goto out;
-	/* Cgroups once, here: each session's sandboxes go beside the others. */
-	if (run_state_init(&srv.conf, err, sizeof(err)) == -1 ||
-	    cgroup_init(&srv.conf.cgroup, err, sizeof(err)) == -1) {
-		fprintf(stderr, "mcp-exec: %s\n", err);
-		goto out;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		log_warnx("%s: not a regular file, or writable by group or "
+		    "others", path);
+		close(fd);
+		return 1;
 	}
-	/* Quota usage so far, from before a restart too. */
-	srv.quota = quota_open(srv.conf.state_dir);
-	authz_configure_quotas(srv.authz, srv.quota);
-	signal(SIGPIPE, SIG_IGN);
-	sandbox_seccomp_builtin(&srv.seccomp);
-	srv.caller_argv = argv;
-	LIST_INIT(&srv.sessions);
-	if ((srv.base = event_base_new()) == NULL)
-		fatalx("event_base_new");
-	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
-	    "mcp-exec");
-	/* Like netguard's: a reviewer sees when calls could have happened. */
-	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
-	    "daemon_start", "program", "mcp-exec", "version", STOCKADE_VERSION,
-	    "transport", http != NULL ? "http" : "stdio", "rules_dir",
-	    o->rules_dir));
-	server_audit_loaded(&srv);
-	swept = json_array();
-	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
-	    swept) > 0)
-		server_audit(&srv, json_pack("{s:s, s:s, s:o}", "event",
-		    "cleanup", "program", "mcp-exec", "removed", swept));
-	else
-		json_decref(swept);
-	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
-	tv.tv_sec = srv.conf.server.reap_interval_s;
-	tv.tv_usec = 0;
-	event_add(srv.reaper, &tv);
-	sigs[0] = evsignal_new(srv.base, SIGTERM, signal_cb, &srv);
-	sigs[1] = evsignal_new(srv.base, SIGINT, signal_cb, &srv);
-	sigs[2] = evsignal_new(srv.base, SIGHUP, hup_cb, &srv);
-	for (i = 0; i < 3; i++)
-		event_add(sigs[i], NULL);
-	if (status_sweep(&srv) > 0)
-		log_info("sessions of a server that died recorded as closed");
-	/* What sessions publish goes to state_dir for `stockade status`. */
-	srv.published = status_publish;
-	status_publish(&srv);
-	pool_init(&srv);	/* builds from the loop, once it runs */
-	if ((http != NULL ? transport_http_start(http) :
-	    transport_stdio_start(&srv)) == 0) {
-		event_base_dispatch(srv.base);
-		st = 0;
-	}
-	srv.stopping = 1;
-	pool_free(&srv);
-	sessions_close_all(&srv, "mcp-exec stopped");
-	status_unpublish(&srv);
-	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
-	    "daemon_stop", "program", "mcp-exec", "version", STOCKADE_VERSION,
-	    "transport", http != NULL ? "http" : "stdio"));
-out:
-	transport_http_free(http);
-	for (i = 0; i < 3; i++)
-		if (sigs[i] != NULL)
-			event_free(sigs[i]);
-	if (srv.reaper != NULL)
-		event_free(srv.reaper);
-	if (srv.base != NULL) {
-		audit_link_shutdown(&srv.audit);
-		sandbox_seccomp_free(&srv.seccomp);
-		event_base_free(srv.base);
-	}
-	server_unload(&srv);
-	quota_close(srv.quota);
-	json_decref(srv.live);
-	return st;
+	fexecve(fd, argv, environ);
+	log_warn("exec %s", path);
+	close(fd);
+	return 1;
 }
 
 int
@@ -397,5 +200,5 @@ main(int argc, char *argv[])
 	log_init("mcp-exec", 1, 0);
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
-	return cmd_serve(argc, argv);
+	return exec_server(argv);
 }

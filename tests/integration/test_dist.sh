@@ -138,7 +138,8 @@ for u in $UNITS; do
 		esac
 	done
 done
-for b in sbin/stockade-auditd sbin/mcp-exec sbin/netguard bin/stockade; do
+for b in sbin/stockade-auditd sbin/mcp-exec sbin/mcp-exec-server sbin/netguard \
+    bin/stockade; do
 	[ -x "$D$PREFIX/$b" ] || bad "make install: no $PREFIX/$b"
 done
 # The installed mcp-exec finds the installed driver, whatever PREFIX is

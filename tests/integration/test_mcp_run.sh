@@ -74,3 +74,23 @@ expect_refusal "must run as root" setpriv --reuid=65534 --regid=65534 \
 left=$(cgroups_now | comm -13 "$T/cgroups.before" -)
 [ -z "$left" ] || fail "cgroups left behind: $left"
 note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
+
+# A one-shot run loads none of the server's libraries (HTTP, TLS, OAuth):
+# each cost relocations at every start.  The server is mcp-exec-server,
+# exec'd from beside mcp-exec, and only when neither group nor others can
+# write it.
+libs=$(ldd "$MX" | awk '{ print $1 }')
+for l in libssl libcurl libh2o libcjose libevent libldns libpcap libnftnl \
+    libarchive libnetfilter; do
+	! echo "$libs" | grep -q "^$l" || fail "mcp-exec links $l"
+done
+mkdir "$T/front"
+cp -R "$MX" "$MX-server" "$BIN/share" "$T/front/"
+chmod g+w "$T/front/mcp-exec-server"
+st=0; msg=$("$T/front/mcp-exec" -n --rules "$R" 2>&1) || st=$?
+[ $st = 1 ] && echo "$msg" | grep -q "writable by group or others" ||
+    fail "a group-writable server was run (exit $st: $msg)"
+chmod g-w "$T/front/mcp-exec-server"
+"$T/front/mcp-exec" -n --rules "$R" 2>&1 | grep -q "configuration OK" ||
+    fail "mcp-exec -n through the front"
+note "mcp-exec run links no server library; the server is checked, then exec'd"
