@@ -1,7 +1,9 @@
 /*
  * lib/: the bounded buffer, strict number parsing, timestamps, hex and
- * base64, and the Ed25519 key files' permissions.
+ * base64, one-shot SHA-256, and the Ed25519 key files' permissions.
  */
+#include <openssl/crypto.h>
+
 #include "testutil.h"
 #include "buf.h"
 
@@ -96,6 +98,67 @@ START_TEST(test_private_key_permissions_enforced)
 }
 END_TEST
 
+/* Allocations OpenSSL made through the hooks below. */
+static size_t	 ossl_allocs;
+
+static void *
+count_malloc(size_t n, const char *file, int line)
+{
+	ossl_allocs++;
+	return malloc(n);
+}
+
+static void *
+count_realloc(void *p, size_t n, const char *file, int line)
+{
+	ossl_allocs++;
+	return realloc(p, n);
+}
+
+static void
+count_free(void *p, const char *file, int line)
+{
+	free(p);
+}
+
+/*
+ * FIPS 180-2's answers, the streaming context agreeing, and no OpenSSL
+ * set-up behind a one-shot digest: EVP's first digest builds the
+ * providers' tables (hundreds of allocations, ~3 ms a process start).
+ */
+START_TEST(test_sha256_known_answers_without_evp_setup)
+{
+	static const char *const in[] = { "", "abc",
+	    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq" };
+	static const char *const want[] = {
+	    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+	    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+	    "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" };
+	struct sha256_ctx	 c;
+	uint8_t			 md[SHA256_LEN];
+	char			 hex[SHA256_HEX + 1];
+	size_t			 i;
+
+	/* A forked test: nothing in this process has used OpenSSL yet. */
+	ck_assert_int_eq(CRYPTO_set_mem_functions(count_malloc, count_realloc,
+	    count_free), 1);
+	for (i = 0; i < nitems(in); i++) {
+		sha256_hex(in[i], strlen(in[i]), hex);
+		ck_assert_str_eq(hex, want[i]);
+	}
+	ck_assert_uint_eq(ossl_allocs, 0);
+	sha256_ctx_init(&c);
+	for (i = 0; i < nitems(in); i++) {
+		sha256_begin(&c);
+		sha256_update(&c, in[i], strlen(in[i]));
+		sha256_end(&c, md);
+		hex_encode(md, sizeof(md), hex);
+		ck_assert_str_eq(hex, want[i]);
+	}
+	sha256_ctx_free(&c);
+}
+END_TEST
+
 START_TEST(test_sign_verify_and_key_id)
 {
 	char		 dir[PATH_MAX], path[PATH_MAX], err[256], a[17], b[17];
@@ -186,6 +249,7 @@ util_suite(void)
 	tcase_add_test(tc, test_ts_format_fixed_length_utc);
 	tcase_add_test(tc, test_hex_and_base64);
 	tcase_add_test(tc, test_private_key_permissions_enforced);
+	tcase_add_test(tc, test_sha256_known_answers_without_evp_setup);
 	tcase_add_test(tc, test_sign_verify_and_key_id);
 	tcase_add_test(tc, test_logfile_names);
 	tcase_add_test(tc, test_logdir_lists_in_seq_order_and_expires_oldest);
