@@ -43,6 +43,29 @@ load_settings(const char *rules, const char *state, const char *profile,
 	    prof);
 }
 
+/* The run's hooks: the audit's ack gates the command; its result is sent
+ * while the sandbox is torn down. */
+struct run_hooks {
+	struct run_audit	*ra;
+	struct run_request	*rq;
+};
+
+static int
+run_ready(void *arg, char *err, size_t errlen)
+{
+	struct run_hooks	*h = arg;
+
+	return run_audit_confirm(h->ra, h->rq, err, errlen);
+}
+
+static void
+run_done(void *arg, const json_t *result)
+{
+	struct run_hooks	*h = arg;
+
+	run_audit_result(h->ra, h->rq, result, NULL);
+}
+
 static int
 cmd_run(int argc, char *argv[])
 {
@@ -57,6 +80,7 @@ cmd_run(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_audit	 ra;
+	struct run_hooks	 hooks = { &ra, NULL };
 	struct mcpexec_conf	 conf;
 	struct profile		 prof;
 	struct run_request	 rq;
@@ -138,9 +162,18 @@ cmd_run(int argc, char *argv[])
 		    "unavailable (%s)\n", err);
 		return 1;
 	}
+	hooks.rq = &rq;
+	rq.ready = run_ready;
+	rq.done = run_done;
+	rq.hook_arg = &hooks;
 	result = run_once(&rq, err, sizeof(err));
-	run_audit_end(&ra, &rq, session, result, result ? NULL : err);
+	run_audit_end(&ra, &rq, result, result ? NULL : err);
 	sandbox_seccomp_free(&filter);
+	if (result == NULL && ra.refused) {
+		fprintf(stderr, "mcp-exec: not run: the audit trail is "
+		    "unavailable (%s)\n", err);
+		return 1;
+	}
 	if (result == NULL) {
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;

@@ -311,6 +311,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
 	spec.control_fd = -1;
+	/* gVisor's sandbox cannot be held: it waits before it starts. */
+	spec.hold = rq->ready != NULL && p->runtime == SANDBOX_NATIVE;
 	snprintf(session, sizeof(session), "run-%s", spec.id);
 	network_prepare(&net, &spec, p, rq->conf->server.netguard_socket,
 	    session, "operator");
@@ -330,15 +332,21 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	capture_init(&st.err, p->stderr_max);
 	st.fd[0] = po[0];
 	st.fd[1] = pe[0];
-	t0 = now_ms();
-	started = sandbox_start(&spec, &sb, err, errlen) == 0;
+	started = (spec.hold || rq->ready == NULL ||
+	    rq->ready(rq->hook_arg, err, errlen) == 0) &&
+	    sandbox_start(&spec, &sb, err, errlen) == 0;
 	/* Only the sandbox holds the write ends now. */
 	close(po[1]);
 	close(pe[1]);
+	/* Held until ready says the command may run (native runtime). */
+	if (started && spec.hold)
+		started = rq->ready(rq->hook_arg, err, errlen) == 0 &&
+		    sandbox_release(&sb, err, errlen) == 0;
 	if (!started) {
 		streams_close(&st);
 		goto destroy;
 	}
+	t0 = now_ms();
 	timed_out = supervise(&sb, &st, t0 + timeout);
 	sandbox_wait(&sb, &ex);
 	result = json_object();
@@ -371,6 +379,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	    p->name, "cgroup", cgroup_version_name(sb.cg), "memory_peak",
 	    (json_int_t)cgroup_memory_peak(sb.cg)));
 	streams_close(&st);
+	if (rq->done != NULL)
+		rq->done(rq->hook_arg, result);
 destroy:
 	sandbox_destroy(&sb);
 	network_detach(&net);

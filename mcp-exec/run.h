@@ -25,6 +25,16 @@ struct run_request {
 	unsigned			 timeout_ms;	/* 0: the profile's */
 	const char			*artifacts_dir;	/* NULL: state_dir/artifacts/<id> */
 	const char			*id;		/* the sandbox's; NULL: new */
+	/*
+	 * NULL, or called once the sandbox is built and contained, before
+	 * its command runs (the wait overlaps the build): -1 with err, and
+	 * the command never runs.
+	 */
+	int				(*ready)(void *arg, char *err,
+					    size_t errlen);
+	/* NULL, or given the whole result before the sandbox is torn down. */
+	void				(*done)(void *arg, const json_t *result);
+	void				*hook_arg;
 };
 
 /*

@@ -4,6 +4,7 @@
  * user (getuid, not $USER) as principal.  Trusts the run's result, which
  * run.c built from bounded, sanitised reads.
  */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,27 +16,87 @@
 #include "sandbox/seccomp_filter.h"
 #include "version.h"
 
-/* Sends one record; waits for its ack when sync.  -1 with err. */
+/* Sends one record (sync) without waiting; *id is its ack's.  -1 with err. */
 static int
-run_audit_append(struct run_audit *ra, json_t *ev, char *err, size_t errlen)
+run_audit_send(struct run_audit *ra, json_t *ev, uint64_t *id, char *err,
+    size_t errlen)
 {
-	struct audit_ack	 ack;
-	int			 rv = -1;
+	int	 rv;
 
 	if (ev == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (audit_client_append(&ra->ac, ev, &ack, err, errlen) == -1)
-		goto out;
-	if (!ack.ok) {
-		snprintf(err, errlen, "%s: %s", ack.code, ack.message);
-		goto out;
-	}
-	rv = 0;
-out:
+	if ((rv = audit_client_send(&ra->ac, ev, 1, id)) == -1)
+		snprintf(err, errlen, "send to stockade-auditd: %s",
+		    strerror(errno));
 	json_decref(ev);
 	return rv;
+}
+
+/* Waits for the ack of record id (durable on disk).  -1 with err. */
+static int
+run_audit_ack(struct run_audit *ra, uint64_t id, char *err, size_t errlen)
+{
+	struct audit_ack	 ack;
+
+	do {
+		if (audit_client_recv(&ra->ac, &ack, err, errlen) == -1)
+			return -1;
+		/* An error without an id is about the connection itself. */
+	} while (ack.id != id && !(ack.ok == 0 && ack.id == 0));
+	if (!ack.ok) {
+		snprintf(err, errlen, "%s: %s", ack.code, ack.message);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Sends a record whose ack run_audit_end reads.  Past RUN_AUDIT_INFLIGHT
+ * unread acks it waits for one first (the socket's buffers are finite).
+ */
+static int
+run_audit_sent(struct run_audit *ra, json_t *ev, char *err, size_t errlen)
+{
+	struct audit_ack	 ack;
+	uint64_t		 id;
+
+	if (ra->inflight >= RUN_AUDIT_INFLIGHT) {
+		if (audit_client_recv(&ra->ac, &ack, err, errlen) == -1) {
+			json_decref(ev);
+			return -1;
+		}
+		ra->inflight--;
+		if (!ack.ok)
+			log_warnx("audit: record %llu: %s: %s",
+			    (unsigned long long)ack.id, ack.code, ack.message);
+	}
+	if (run_audit_send(ra, ev, &id, err, errlen) == -1)
+		return -1;
+	ra->inflight++;
+	return 0;
+}
+
+/* No trail for this run: refused when the audit is required. */
+static int
+run_audit_unavailable(struct run_audit *ra, const struct run_request *rq,
+    const char *err)
+{
+	if (ra->open)
+		audit_client_close(&ra->ac);
+	ra->open = 0;
+	ra->pending = 0;
+	if (rq->conf->server.audit_required) {
+		json_decref(ra->argv);
+		json_decref(ra->client);
+		ra->argv = ra->client = NULL;
+		ra->refused = 1;
+		return -1;
+	}
+	log_warnx("the audit trail is unavailable (%s): running unaudited "
+	    "(audit_required: false)", err);
+	return 0;
 }
 
 int
@@ -49,6 +110,7 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 
 	memset(ra, 0, sizeof(*ra));
 	ra->ac.fd = -1;
+	snprintf(ra->session, sizeof(ra->session), "%s", session);
 	if (pw != NULL)
 		snprintf(ra->principal, sizeof(ra->principal), "user:%s",
 		    pw->pw_name);
@@ -82,31 +144,35 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 	if (ev != NULL && rq->profile->code_retention[0] != '\0')
 		json_object_set_new(ev, "code_retention_min",
 		    json_string(rq->profile->code_retention));
-	if (run_audit_append(ra, ev, err, errlen) == -1)
+	/* Its ack is awaited in run_audit_confirm, while the sandbox is
+	 * built: the command itself waits for it. */
+	if (run_audit_send(ra, ev, &ra->started_id, err, errlen) == -1)
 		goto unaudited;
+	ra->pending = 1;
 	free(code);
 	return 0;
 unaudited:
 	free(code);
-	if (ra->open)
-		audit_client_close(&ra->ac);
-	ra->open = 0;
-	if (rq->conf->server.audit_required) {
-		json_decref(ra->argv);
-		json_decref(ra->client);
-		ra->argv = ra->client = NULL;
-		return -1;
-	}
-	log_warnx("the audit trail is unavailable (%s): running unaudited "
-	    "(audit_required: false)", err);
-	return 0;
+	return run_audit_unavailable(ra, rq, err);
+}
+
+int
+run_audit_confirm(struct run_audit *ra, const struct run_request *rq,
+    char *err, size_t errlen)
+{
+	if (!ra->pending)
+		return 0;
+	ra->pending = 0;
+	if (run_audit_ack(ra, ra->started_id, err, errlen) == 0)
+		return 0;
+	return run_audit_unavailable(ra, rq, err);
 }
 
 /* Each artifact the run copied out of the sandbox, to the operator. */
 static void
-run_audit_artifacts(struct run_audit *ra, const char *session,
-    const json_t *artifacts)
+run_audit_artifacts(struct run_audit *ra, const json_t *artifacts)
 {
+	const char	*session = ra->session;
 	const json_t	*a;
 	const char	*hex;
 	char		 err[256], hash[7 + SHA256_HEX + 1];
@@ -117,7 +183,7 @@ run_audit_artifacts(struct run_audit *ra, const char *session,
 		    NULL)
 			continue;
 		snprintf(hash, sizeof(hash), "sha256:%s", hex);
-		if (run_audit_append(ra, json_pack("{s:s, s:s, s:s, s:O, s:s, "
+		if (run_audit_sent(ra, json_pack("{s:s, s:s, s:s, s:O, s:s, "
 		    "s:O, s:O, s:s, s:O, s:O, s:s}", "event",
 		    "artifact_delivered", "principal", ra->principal,
 		    "session_id", session, "artifact", json_object_get(a,
@@ -130,17 +196,22 @@ run_audit_artifacts(struct run_audit *ra, const char *session,
 }
 
 void
-run_audit_end(struct run_audit *ra, const struct run_request *rq,
-    const char *session, const json_t *result, const char *why)
+run_audit_result(struct run_audit *ra, const struct run_request *rq,
+    const json_t *result, const char *why)
 {
 	const struct profile	*p = rq->profile;
+	const char		*session = ra->session;
 	char			 err[256];
 	json_t			*ev, *names;
 	const json_t		*a;
 	size_t			 i;
 
-	if (!ra->open)
-		goto out;
+	/* A run that failed before its command: execution_started's ack. */
+	if (ra->pending)
+		(void)run_audit_confirm(ra, rq, err, sizeof(err));
+	if (!ra->open || ra->sent)
+		return;
+	ra->sent = 1;
 	names = json_array();
 	json_array_foreach(json_object_get(result, "artifacts"), i, a)
 		json_array_append_new(names, json_pack("{s:O, s:O, s:O, s:O}",
@@ -181,11 +252,33 @@ run_audit_end(struct run_audit *ra, const struct run_request *rq,
 			    json_object_get(result, "package_index"));
 		}
 	}
-	if (run_audit_append(ra, ev, err, sizeof(err)) == -1)
+	if (run_audit_sent(ra, ev, err, sizeof(err)) == -1)
 		log_warnx("audit: code_execution: %s", err);
 	if (result != NULL)
-		run_audit_artifacts(ra, session, json_object_get(result,
-		    "artifacts"));
+		run_audit_artifacts(ra, json_object_get(result, "artifacts"));
+}
+
+void
+run_audit_end(struct run_audit *ra, const struct run_request *rq,
+    const json_t *result, const char *why)
+{
+	struct audit_ack	 ack;
+	char			 err[256];
+
+	run_audit_result(ra, rq, result, why);
+	if (!ra->open)
+		goto out;
+	/* Every record sent is acked in turn; a failure is only logged:
+	 * the command has run. */
+	for (; ra->inflight > 0; ra->inflight--) {
+		if (audit_client_recv(&ra->ac, &ack, err, sizeof(err)) == -1) {
+			log_warnx("audit: %s", err);
+			break;
+		}
+		if (!ack.ok)
+			log_warnx("audit: record %llu: %s: %s",
+			    (unsigned long long)ack.id, ack.code, ack.message);
+	}
 	audit_client_close(&ra->ac);
 	ra->open = 0;
 out:

@@ -99,6 +99,12 @@ struct sandbox_spec {
 				    char *resolver, size_t resolverlen,
 				    char *err, size_t errlen);
 	void			*before_go_arg;
+	/*
+	 * Native runtime: init, contained (seccomp loaded), waits for
+	 * sandbox_release before it runs the command, so the caller can
+	 * wait for something (an audit ack) while the sandbox is built.
+	 */
+	int			 hold;
 };
 
 struct sandbox {
@@ -136,9 +142,12 @@ void	sandbox_new_id(char out[SANDBOX_ID_HEX + 1]);
  */
 int	sandbox_prepare(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
-/* Starts the command; returns once the checklist succeeded or failed. */
+/* Starts the command; returns once the checklist succeeded or failed.
+ * With spec->hold, the command starts at sandbox_release instead. */
 int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
+/* A held sandbox runs its command.  -1 with err: init is gone. */
+int	sandbox_release(struct sandbox *, char *err, size_t errlen);
 /* The command's pid in our pid namespace (for SIGINT); -1 when gone. */
 pid_t	sandbox_command_pid(struct sandbox *);
 /* Asks the command to stop (SIGINT): KeyboardInterrupt in Python. */

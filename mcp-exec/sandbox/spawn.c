@@ -51,6 +51,7 @@ enum {
 	MSG_READY = 'R',	/* init: contained, starting the command */
 	MSG_ERROR = 'E',	/* init: a step failed; text follows */
 	MSG_STATUS = 'S',	/* init: the command's wait status follows */
+	MSG_RUN = 'X',		/* parent: a held sandbox may run the command */
 };
 
 /* The release: whatever the parent learnt before it, e.g. the resolver. */
@@ -316,6 +317,10 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	go.type = MSG_READY;
 	if (write(sync, &go.type, 1) != 1)
 		_exit(127);
+	/* Held: nothing of the command's runs until the parent says so;
+	 * a parent that gives up kills us instead. */
+	if (s->hold && (read(sync, &go.type, 1) != 1 || go.type != MSG_RUN))
+		_exit(127);
 	init_loop(s);
 }
 
@@ -570,6 +575,19 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		sandbox_kill(sb);
 		(void)waitpid(pid, NULL, 0);
 		sb->init = -1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sandbox_release(struct sandbox *sb, char *err, size_t errlen)
+{
+	const char	 run = MSG_RUN;
+
+	/* init may have died meanwhile: an error, never SIGPIPE. */
+	if (send(sb->sync, &run, 1, MSG_NOSIGNAL) != 1) {
+		snprintf(err, errlen, "sandbox release: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
