@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -125,6 +126,26 @@ open_artifact_dir(const char *dir, const char *sub)
 	return fd;
 }
 
+/* 1 when the directory (a descriptor we keep) holds no entry. */
+static int
+dir_empty(int fd)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 dfd, empty = 1;
+
+	if ((dfd = dup(fd)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return 0;
+	}
+	while (empty && (de = readdir(d)) != NULL)
+		empty = strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0;
+	closedir(d);
+	return empty;
+}
+
 static void
 collect(const struct run_request *rq, const char *dir, const char *id,
     json_t *result)
@@ -141,9 +162,13 @@ collect(const struct run_request *rq, const char *dir, const char *id,
 		return;
 	}
 	snprintf(uri, sizeof(uri), "file://%s/", out);
-	if ((infd = open_artifact_dir(dir, rq->profile->artifact_dir)) == -1) {
-		/* No such folder: the code made no artifacts there. */
+	/* No such folder, or an empty one: the code made no artifacts, and
+	 * state_dir/artifacts gets no directory for them. */
+	if ((infd = open_artifact_dir(dir, rq->profile->artifact_dir)) == -1 ||
+	    dir_empty(infd)) {
 		json_object_set_new(result, "artifacts", json_array());
+		if (infd != -1)
+			close(infd);
 		return;
 	}
 	if (mkdir_p(out, 0700) == -1 ||
@@ -159,6 +184,9 @@ collect(const struct run_request *rq, const char *dir, const char *id,
 		found = json_array();
 	}
 	json_object_set_new(result, "artifacts", found);
+	/* Everything was skipped: no empty directory left in state_dir. */
+	if (json_array_size(found) == 0 && rq->artifacts_dir == NULL)
+		(void)rmdir(out);
 	if (skipped != NULL && json_array_size(skipped) > 0)
 		json_object_set_new(result, "artifacts_skipped", skipped);
 	else

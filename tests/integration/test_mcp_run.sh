@@ -69,8 +69,13 @@ expect_refusal "symlink" run --file "$IN/passwd-link" -- /bin/true
 expect_refusal "profiles/nosuch.yaml" run --profile nosuch -- /bin/true
 expect_refusal "must run as root" setpriv --reuid=65534 --regid=65534 \
     --clear-groups "$MX" run --rules "$R" -- /bin/true
-# The state left behind: no sandbox directory, no cgroup.
+# The state left behind: no sandbox directory, no cgroup, and no
+# artifact directory for runs that made no artifact.
 [ -z "$(ls "$S/sandboxes")" ] || fail "sandbox directories left: $(ls "$S/sandboxes")"
+run -- /bin/true >/dev/null
+run -- /usr/bin/python3 -I -S -c 'import os; os.symlink("/etc/passwd", "/workspace/link")' \
+    | grep -q '"artifacts_skipped"' || fail "the symlink was not skipped"
+[ -z "$(ls "$S/artifacts")" ] || fail "artifact directories left: $(ls "$S/artifacts")"
 left=$(cgroups_now | comm -13 "$T/cgroups.before" -)
 [ -z "$left" ] || fail "cgroups left behind: $left"
 note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
