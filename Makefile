@@ -18,11 +18,12 @@ SAN      ?= 0
 CC       ?= cc
 
 # Debian packages: build, then test-only.  `make deps` installs what is missing.
+# nettle-dev: SHA-256 without libcrypto (lib/digest.c), for `mcp-exec run`.
 DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
 	    libpcap-dev libldns-dev libh2o-evloop-dev libcjose-dev \
 	    libcurl4-openssl-dev libnetfilter-conntrack-dev \
-	    libarchive-dev
+	    libarchive-dev nettle-dev
 # The default sandbox image is the host's /usr: data work and charts.
 # ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
 # python3-pip: pip install into a session's package layer (packages:).
@@ -40,7 +41,7 @@ DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
 	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop cjose \
 	    libcurl libevent_openssl libnetfilter_conntrack \
-	    libarchive
+	    libarchive nettle
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

@@ -1,14 +1,11 @@
 /*
- * Hashing and signatures on OpenSSL's EVP interface (one-shot SHA-256 on
- * its direct interface, see sha256()).  Key files are read from paths the
- * operator configured; a private key readable by group or others is
- * refused, as ssh does.
+ * Base64 and Ed25519 signatures on OpenSSL's EVP interface (SHA-256 and
+ * hex are digest.c's).  Key files are read from paths the operator
+ * configured; a private key readable by group or others is refused, as
+ * ssh does.
  */
-/* SHA256_Init & co. are deprecated in OpenSSL 3 in favour of EVP; kept. */
-#define OPENSSL_SUPPRESS_DEPRECATED
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,156 +13,9 @@
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
-#include <openssl/sha.h>
 
 #include "hash.h"
 #include "log.h"
-
-static const char hexdigits[] = "0123456789abcdef";
-
-/*
- * Not EVP: a process's first EVP digest initialises OpenSSL's providers
- * and their name tables (and frees them at exit), 2.5-3 ms of CPU here,
- * more than hashing anything a one-shot `mcp-exec run` hashes.  The same
- * digest; the streaming contexts below stay on EVP.
- */
-void
-sha256(const void *p, size_t n, uint8_t out[SHA256_LEN])
-{
-	SHA256_CTX	 c;
-
-	if (SHA256_Init(&c) != 1 || SHA256_Update(&c, p, n) != 1 ||
-	    SHA256_Final(out, &c) != 1)
-		fatalx("SHA256 failed");
-	explicit_bzero(&c, sizeof(c));
-}
-
-void
-sha256_hex(const void *p, size_t n, char out[SHA256_HEX + 1])
-{
-	uint8_t	 md[SHA256_LEN];
-
-	sha256(p, n, md);
-	hex_encode(md, sizeof(md), out);
-}
-
-void
-sha256_ctx_init(struct sha256_ctx *c)
-{
-	if ((c->ctx = EVP_MD_CTX_new()) == NULL ||
-	    (c->md = EVP_MD_fetch(NULL, "SHA256", NULL)) == NULL)
-		fatalx("EVP_MD_CTX_new");
-}
-
-void
-sha256_ctx_free(struct sha256_ctx *c)
-{
-	EVP_MD_CTX_free(c->ctx);
-	EVP_MD_free(c->md);
-	c->ctx = NULL;
-	c->md = NULL;
-}
-
-void
-sha256_begin(struct sha256_ctx *c)
-{
-	if (EVP_DigestInit_ex2(c->ctx, c->md, NULL) != 1)
-		fatalx("sha256 failed");
-}
-
-void
-sha256_update(struct sha256_ctx *c, const void *p, size_t len)
-{
-	if (EVP_DigestUpdate(c->ctx, p, len) != 1)
-		fatalx("sha256 failed");
-}
-
-void
-sha256_end(struct sha256_ctx *c, uint8_t out[SHA256_LEN])
-{
-	if (EVP_DigestFinal_ex(c->ctx, out, NULL) != 1)
-		fatalx("sha256 failed");
-}
-
-void
-sha256_pair(struct sha256_ctx *c, const void *a, size_t alen,
-    const void *b, size_t blen, uint8_t out[SHA256_LEN])
-{
-	if (EVP_DigestInit_ex2(c->ctx, c->md, NULL) != 1 ||
-	    EVP_DigestUpdate(c->ctx, a, alen) != 1 ||
-	    EVP_DigestUpdate(c->ctx, b, blen) != 1 ||
-	    EVP_DigestFinal_ex(c->ctx, out, NULL) != 1)
-		fatalx("sha256 failed");
-}
-
-/* "00".."ff" as pairs: one lookup per byte on the verifier's hot path. */
-static char hexpairs[256][2];
-
-static void
-hexpairs_init(void)
-{
-	int	 i;
-
-	for (i = 0; i < 256; i++) {
-		hexpairs[i][0] = hexdigits[i >> 4];
-		hexpairs[i][1] = hexdigits[i & 0xf];
-	}
-}
-
-void
-hex_encode(const uint8_t *p, size_t n, char *out)
-{
-	static pthread_once_t	 once = PTHREAD_ONCE_INIT;
-	size_t			 i;
-
-	pthread_once(&once, hexpairs_init);
-	for (i = 0; i < n; i++)
-		memcpy(out + 2 * i, hexpairs[p[i]], 2);
-	out[2 * n] = '\0';
-}
-
-/* 0..15 for lowercase hex digits, 0xff for anything else. */
-static const uint8_t hexval[256] = {
-	['0'] = 0, ['1'] = 1, ['2'] = 2, ['3'] = 3, ['4'] = 4,
-	['5'] = 5, ['6'] = 6, ['7'] = 7, ['8'] = 8, ['9'] = 9,
-	['a'] = 10, ['b'] = 11, ['c'] = 12, ['d'] = 13, ['e'] = 14,
-	['f'] = 15,
-};
-
-static int
-hexdigit(unsigned char c)
-{
-	/* The table's zero entries are ambiguous only for '0' itself. */
-	return hexval[c] != 0 || c == '0' ? hexval[c] : -1;
-}
-
-int
-hex_lower(const char *s, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < n; i++)
-		if (hexdigit((unsigned char)s[i]) == -1)
-			return 0;
-	return 1;
-}
-
-int
-hex_decode(const char *s, size_t hexlen, uint8_t *out)
-{
-	size_t	 i;
-	int	 hi, lo;
-
-	if (hexlen % 2 != 0)
-		return -1;
-	for (i = 0; i < hexlen / 2; i++) {
-		if ((hi = hexdigit((unsigned char)s[2 * i])) == -1 ||
-		    (lo = hexdigit((unsigned char)s[2 * i + 1])) == -1)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
-}
 
 void
 base64_encode(const uint8_t *p, size_t n, char *out)

@@ -1,5 +1,6 @@
 /*
- * SHA-256, hex/base64 and Ed25519 on OpenSSL.  Private keys are PEM
+ * SHA-256 and hex (digest.c, on Nettle: no libcrypto for programs that
+ * only hash), base64 and Ed25519 (hash.c, on OpenSSL).  Private keys are PEM
  * (PKCS#8) files that must not be readable by group or others; public keys
  * are PEM SubjectPublicKeyInfo.  Callers own returned EVP_PKEYs
  * (EVP_PKEY_free).
@@ -22,8 +23,7 @@ void	sha256_hex(const void *, size_t, char out[SHA256_HEX + 1]);
 
 /* A reusable context for hashing many short messages. */
 struct sha256_ctx {
-	EVP_MD_CTX	*ctx;
-	EVP_MD		*md;	/* fetched once: re-initialising is then cheap */
+	uint64_t	 state[16];	/* Nettle's context, opaque here */
 };
 void	sha256_ctx_init(struct sha256_ctx *);
 void	sha256_ctx_free(struct sha256_ctx *);

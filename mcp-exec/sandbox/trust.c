@@ -3,7 +3,11 @@
  * host's bundle and a file the operator named in a profile: trusted in
  * origin, still checked (size, PEM, certificates only) before they are
  * copied, since a wrong file would be handed to every sandbox.
+ * OpenSSL parses those certificates, opened only when there are some:
+ * nothing else `mcp-exec run` does needs libcrypto, whose loading alone
+ * costs every start ~2.5 ms here (docs/benchmarks.md).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +18,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/opensslv.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
@@ -28,6 +33,54 @@ const char *const trust_env[] = {
 	NULL
 };
 
+#define TRUST_STR(x)	#x
+#define TRUST_XSTR(x)	TRUST_STR(x)
+/* The libcrypto of the headers we were built with. */
+#define TRUST_LIBCRYPTO	"libcrypto.so." TRUST_XSTR(OPENSSL_SHLIB_VERSION)
+
+/* The few OpenSSL functions pem_count calls, found once. */
+static struct {
+	BIO		*(*bio_new_mem_buf)(const void *, int);
+	int		 (*bio_free)(BIO *);
+	X509		*(*pem_read_bio_x509)(BIO *, X509 **, pem_password_cb *,
+			    void *);
+	void		 (*x509_free)(X509 *);
+	void		 (*err_clear_error)(void);
+	unsigned long	 (*err_peek_last_error)(void);
+	const char	*(*err_reason_error_string)(unsigned long);
+} ossl;
+
+static int
+ossl_open(char *err, size_t errlen)
+{
+	static const char *const names[] = { "BIO_new_mem_buf", "BIO_free",
+	    "PEM_read_bio_X509", "X509_free", "ERR_clear_error",
+	    "ERR_peek_last_error", "ERR_reason_error_string" };
+	void	**slot[] = { (void **)&ossl.bio_new_mem_buf,
+	    (void **)&ossl.bio_free, (void **)&ossl.pem_read_bio_x509,
+	    (void **)&ossl.x509_free, (void **)&ossl.err_clear_error,
+	    (void **)&ossl.err_peek_last_error,
+	    (void **)&ossl.err_reason_error_string };
+	void	*lib;
+	size_t	 i;
+
+	if (ossl.x509_free != NULL)
+		return 0;
+	if ((lib = dlopen(TRUST_LIBCRYPTO, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+		snprintf(err, errlen, "cannot check certificates: %s",
+		    dlerror());
+		return -1;
+	}
+	for (i = 0; i < nitems(names); i++)
+		if ((*slot[i] = dlsym(lib, names[i])) == NULL) {
+			snprintf(err, errlen, "cannot check certificates: %s: "
+			    "no %s", TRUST_LIBCRYPTO, names[i]);
+			memset(&ossl, 0, sizeof(ossl));
+			return -1;
+		}
+	return 0;
+}
+
 /* Counts the certificates in a PEM text; -1 on anything else in it. */
 static int
 pem_count(const char *text, size_t len, char *err, size_t errlen)
@@ -41,24 +94,26 @@ pem_count(const char *text, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "holds a private key");
 		return -1;
 	}
-	if ((bio = BIO_new_mem_buf(text, (int)len)) == NULL) {
+	if (ossl_open(err, errlen) == -1)
+		return -1;
+	if ((bio = ossl.bio_new_mem_buf(text, (int)len)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	ERR_clear_error();
-	while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-		X509_free(x);
+	ossl.err_clear_error();
+	while ((x = ossl.pem_read_bio_x509(bio, NULL, NULL, NULL)) != NULL) {
+		ossl.x509_free(x);
 		n++;
 	}
 	/* The end of the text is "no start line"; anything else is broken. */
-	e = ERR_peek_last_error();
-	BIO_free(bio);
-	ERR_clear_error();
+	e = ossl.err_peek_last_error();
+	ossl.bio_free(bio);
+	ossl.err_clear_error();
 	if (e != 0 && !(ERR_GET_LIB(e) == ERR_LIB_PEM &&
 	    ERR_GET_REASON(e) == PEM_R_NO_START_LINE)) {
 		snprintf(err, errlen, "certificate %d: %s", n + 1,
-		    ERR_reason_error_string(e) ? ERR_reason_error_string(e) :
-		    "not parsed");
+		    ossl.err_reason_error_string(e) ?
+		    ossl.err_reason_error_string(e) : "not parsed");
 		return -1;
 	}
 	if (n == 0) {

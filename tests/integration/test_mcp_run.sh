@@ -80,12 +80,13 @@ left=$(cgroups_now | comm -13 "$T/cgroups.before" -)
 [ -z "$left" ] || fail "cgroups left behind: $left"
 note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
 
-# A one-shot run loads none of the server's libraries (HTTP, TLS, OAuth):
+# A one-shot run loads none of the server's libraries (HTTP, TLS, OAuth,
+# libcrypto: sandbox/trust.c opens it only for a profile's extra CA):
 # each cost relocations at every start.  The server is mcp-exec-server,
 # exec'd from beside mcp-exec, and only when neither group nor others can
 # write it.
 libs=$(ldd "$MX" | awk '{ print $1 }')
-for l in libssl libcurl libh2o libcjose libevent libldns libpcap libnftnl \
+for l in libcrypto libssl libcurl libh2o libcjose libevent libldns libpcap libnftnl \
     libarchive libnetfilter; do
 	! echo "$libs" | grep -q "^$l" || fail "mcp-exec links $l"
 done
