@@ -32,6 +32,7 @@ note "shipped rules from the build tree: the driver found beside the program"
 # A copy of the program with no driver beside it.
 mkdir "$T/bin"
 cp "$MX" "$T/bin/mcp-exec"
+cp "$MX-server" "$T/bin/mcp-exec-server"	# what mcp-exec execs
 st=0; msg=$("$T/bin/mcp-exec" -n --rules "$ROOT/rules" --state-dir "$T/state" \
     --audit-socket "$T/a.sock" 2>&1) || st=$?
 [ $st = 1 ] && echo "$msg" | grep -q "no session driver beside $T/bin" ||
