@@ -72,7 +72,6 @@ expect_refusal "must run as root" setpriv --reuid=65534 --regid=65534 \
 # The state left behind: no sandbox directory, no cgroup, and no
 # artifact directory for runs that made no artifact.
 [ -z "$(ls "$S/sandboxes")" ] || fail "sandbox directories left: $(ls "$S/sandboxes")"
-run -- /bin/true >/dev/null
 run -- /usr/bin/python3 -I -S -c 'import os; os.symlink("/etc/passwd", "/workspace/link")' \
     | grep -q '"artifacts_skipped"' || fail "the symlink was not skipped"
 [ -z "$(ls "$S/artifacts")" ] || fail "artifact directories left: $(ls "$S/artifacts")"
