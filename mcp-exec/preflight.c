@@ -77,7 +77,8 @@ driver_ok(const char *dir, char *err, size_t errlen)
 int
 preflight_driver(struct mcpexec_conf *c, char *err, size_t errlen)
 {
-	static const char *const rel[] = { DRIVER_INSTALLED, DRIVER_BUILD_TREE };
+	/* The build tree's first: build/san/../share is another build's. */
+	static const char *const rel[] = { DRIVER_BUILD_TREE, DRIVER_INSTALLED };
 	char	 exe[PATH_MAX], cand[PATH_MAX], *slash, *real;
 	ssize_t	 n;
 	size_t	 i;
@@ -107,7 +108,7 @@ preflight_driver(struct mcpexec_conf *c, char *err, size_t errlen)
 	c->server.driver_dir[0] = '\0';
 	snprintf(err, errlen, "no session driver beside %s (looked in %s/%s "
 	    "and %s/%s): set server.driver_dir in mcp-exec.yaml", exe, exe,
-	    DRIVER_INSTALLED, exe, DRIVER_BUILD_TREE);
+	    rel[0], exe, rel[1]);
 	return -1;
 }
 
