@@ -19,6 +19,7 @@
 #include "usage.h"
 #include "ops/status.h"
 #include "preflight.h"
+#include "protocol/task.h"
 #include "reload.h"
 #include "run.h"
 #include "sessions/profile.h"
@@ -200,6 +201,11 @@ cmd_serve(int argc, char *argv[])
 	sigs[2] = evsignal_new(srv.base, SIGHUP, hup_cb, &srv);
 	for (i = 0; i < 3; i++)
 		event_add(sigs[i], NULL);
+	/* Tasks of an earlier run: what was still working is failed. */
+	if (task_init(&srv, err, sizeof(err)) == -1) {
+		fprintf(stderr, "mcp-exec: tasks: %s\n", err);
+		goto out;
+	}
 	if (status_sweep(&srv) > 0)
 		log_info("sessions of a server that died recorded as closed");
 	/* What sessions publish goes to state_dir for `stockade status`. */
@@ -213,6 +219,7 @@ cmd_serve(int argc, char *argv[])
 	}
 	srv.stopping = 1;
 	pool_free(&srv);
+	task_shutdown();
 	sessions_close_all(&srv, "mcp-exec stopped");
 	status_unpublish(&srv);
 	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",

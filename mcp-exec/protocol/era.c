@@ -207,6 +207,10 @@ era_parse(const json_t *params, const struct tool_client *base,
 		    "required", MCP_META_CAPS);
 		return -1;
 	}
+	/* The client takes a task in place of a result (extension). */
+	r->tasks_ext = json_is_object(json_object_get(json_object_get(
+	    json_object_get(meta, MCP_META_CAPS), "extensions"),
+	    "io.modelcontextprotocol/tasks"));
 	if ((v = json_object_get(meta, MCP_META_LEVEL)) != NULL) {
 		s = json_string_value(v);
 		for (i = 0; s != NULL && era_levels[i] != NULL; i++)
@@ -273,8 +277,11 @@ era_result(json_t *result, enum era_cache cache)
 json_t *
 era_discover(const char *instructions)
 {
-	/* No listChanged or subscriptions: nothing to push (no listen). */
-	return era_result(json_pack("{s:o, s:{s:{}, s:{}, s:{}}, s:s}",
-	    "supportedVersions", era_versions(), "capabilities", "tools",
-	    "resources", "logging", "instructions", instructions), ERA_CALLER);
+	/* No listChanged or subscriptions: nothing to push (no listen).
+	 * Long calls may come back as tasks (protocol/task.c). */
+	return era_result(json_pack("{s:o, s:{s:{}, s:{}, s:{}, s:{s:{}}}, "
+	    "s:s}", "supportedVersions", era_versions(), "capabilities",
+	    "tools", "resources", "logging", "extensions",
+	    "io.modelcontextprotocol/tasks", "instructions", instructions),
+	    ERA_CALLER);
 }

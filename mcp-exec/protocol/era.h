@@ -36,6 +36,7 @@ enum era_cache { ERA_NOCACHE, ERA_PUBLIC, ERA_CALLER, ERA_PRIVATE };
 struct era_req {
 	int			 modern;
 	int			 log_level;	/* -1: no log messages */
+	int			 tasks_ext;	/* takes io.modelcontextprotocol/tasks */
 	struct tool_client	 client;	/* modern: this request's */
 	char			 traceparent[TOOL_TRACEPARENT_MAX];
 	char			 tracestate[TOOL_TRACESTATE_MAX];

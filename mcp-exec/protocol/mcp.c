@@ -13,6 +13,7 @@
 #include "era.h"
 #include "log.h"
 #include "mcp.h"
+#include "task.h"
 #include "util.h"
 #include "version.h"
 
@@ -323,12 +324,14 @@ m_initialize(struct mcp_conn *c, const json_t *id, const json_t *params,
 	/* What this server's profile is, not what a default one would be. */
 	tools_instructions(c->srv, c->principal, &c->client, instructions,
 	    sizeof(instructions));
-	mcp_respond(c, id, json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}, s:{}}, "
-	    "s:{s:s, s:s, s:s}, s:s}", "protocolVersion", c->protocol,
+	/* Tasks: 2025-11-25's experimental form (protocol/task.c). */
+	mcp_respond(c, id, json_pack("{s:s, s:{s:{s:b}, s:{s:b, s:b}, s:{}, "
+	    "s:o}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", c->protocol,
 	    "capabilities", "tools", "listChanged", 0, "resources",
-	    "subscribe", 0, "listChanged", 0, "logging",
-	    "serverInfo", "name", SERVER_NAME, "title", "Stockade sandbox",
-	    "version", STOCKADE_VERSION, "instructions", instructions));
+	    "subscribe", 0, "listChanged", 0, "logging", "tasks",
+	    task_capability(), "serverInfo", "name", SERVER_NAME, "title",
+	    "Stockade sandbox", "version", STOCKADE_VERSION, "instructions",
+	    instructions));
 }
 
 static void
@@ -377,9 +380,7 @@ mcp_cancel(struct mcp_conn *c, const json_t *rid)
 	/* Unknown ids are ignored: the call may have just finished. */
 	LIST_FOREACH(f, &c->inflight, entry) {
 		if (rid != NULL && json_equal(f->id, rid) && !f->rq.cancelled) {
-			f->rq.cancelled = 1;
-			if (f->rq.cancel != NULL)
-				f->rq.cancel(&f->rq);
+			tool_cancel(&f->rq);
 			return;
 		}
 	}
@@ -411,16 +412,23 @@ static void
 m_tools_list(struct mcp_conn *c, const json_t *id, const json_t *params,
     const struct era_req *r)
 {
+	json_t	*tools;
+
 	/* The tools this caller may use: its own, cacheable as such. */
-	answer(c, id, json_pack("{s:o}", "tools", tools_list(c->srv,
-	    c->principal, r->modern ? &r->client : &c->client)), r,
-	    ERA_CALLER);
+	tools = tools_list(c->srv, c->principal, r->modern ? &r->client :
+	    &c->client);
+	if (!r->modern)
+		task_mark_tools(tools);
+	answer(c, id, json_pack("{s:o}", "tools", tools), r, ERA_CALLER);
 }
 
 static void
 m_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params,
     const struct era_req *r)
 {
+	/* A long call the client lets run as a task is answered now. */
+	if (task_tools_call(c, id, params, r))
+		return;
 	tools_call(&inflight_new(c, id, r, ERA_NOCACHE)->rq, params);
 }
 
@@ -465,6 +473,12 @@ static const struct method methods[] = {
 	{ "resources/templates/list", 0, 0, LEGACY | MODERN,
 	    m_resources_templates },
 	{ "resources/read", 0, 0, LEGACY | MODERN, m_resources_read },
+	/* Both forms of tasks: protocol/task.c. */
+	{ "tasks/get", 0, 0, LEGACY | MODERN, task_m_get },
+	{ "tasks/cancel", 0, 0, LEGACY | MODERN, task_m_cancel },
+	{ "tasks/result", 0, 0, LEGACY, task_m_result },
+	{ "tasks/list", 0, 0, LEGACY, task_m_list },
+	{ "tasks/update", 0, 0, MODERN, task_m_update },
 };
 
 /* ------------------------------------------------------------ dispatch */

@@ -67,6 +67,9 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.http.max_sessions_per_principal = 32;
 	c->server.http.max_requests_per_principal = 64;
 	c->server.http.unused_timeout_s = 60;
+	c->server.tasks.max_ttl_ms = 3600000;
+	c->server.tasks.max_total = 256;
+	c->server.tasks.max_per_principal = 32;
 }
 
 static void
@@ -131,13 +134,15 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
 	    "allowed_origins", "netguard_socket", "http",
-	    "metrics_name_principals", NULL };
+	    "metrics_name_principals", "tasks", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", "pool_memory",
 	    NULL };
 	static const char *const hkeys[] = { "max_connections", "max_sessions",
 	    "max_sessions_per_principal", "max_requests_per_principal",
 	    "unused_session_timeout_s", NULL };
+	static const char *const tkeys[] = { "max_ttl_ms", "max_total",
+	    "max_per_principal", NULL };
 	json_t		*sub;
 	const char	*str;
 	uint64_t	 u;
@@ -189,6 +194,21 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 			conf_error(ctx, sub, "sessions: max_per_principal (%u) "
 			    "above max_total (%u)", s->max_sessions_per_principal,
 			    s->max_sessions);
+	}
+	if (conf_get_object(ctx, o, "tasks", &sub) == 1) {
+		conf_check_keys(ctx, sub, tkeys);
+		if (conf_get_int(ctx, sub, "max_ttl_ms", 1000, 7 * 86400000LL,
+		    &i) == 1)
+			s->tasks.max_ttl_ms = (uint64_t)i;
+		if (conf_get_int(ctx, sub, "max_total", 1, 100000, &i) == 1)
+			s->tasks.max_total = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_per_principal", 1, 100000,
+		    &i) == 1)
+			s->tasks.max_per_principal = (unsigned)i;
+		if (s->tasks.max_per_principal > s->tasks.max_total)
+			conf_error(ctx, sub, "tasks: max_per_principal (%u) "
+			    "above max_total (%u)", s->tasks.max_per_principal,
+			    s->tasks.max_total);
 	}
 	if (conf_get_object(ctx, o, "http", &sub) == 1) {
 		conf_check_keys(ctx, sub, hkeys);

@@ -58,6 +58,13 @@ struct server_conf {
 		unsigned	max_requests_per_principal;
 		unsigned	unused_timeout_s;
 	}		http;
+	/* Long calls run as MCP tasks (protocol/task.c): how long one is
+	 * kept at most, and how many may exist. */
+	struct {
+		uint64_t	max_ttl_ms;
+		unsigned	max_total;
+		unsigned	max_per_principal;
+	}		tasks;
 	/* --http: browser Origins accepted besides the loopback ones. */
 	char		allowed_origins[ORIGINS_MAX][ORIGIN_MAX];
 	unsigned	norigins;

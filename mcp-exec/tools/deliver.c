@@ -68,10 +68,13 @@ tool_client_proof(json_t *o, const struct tool_client *c)
 	}
 }
 
-/* The caller's trace, so a SIEM can join the record with its spans. */
+/* The caller's trace, so a SIEM can join the record with its spans, and
+ * the MCP task the call runs as, so a poll can be joined with its run. */
 static json_t *
 with_trace(struct tool_req *rq, json_t *ev)
 {
+	if (ev != NULL && rq->task_id[0] != '\0')
+		json_object_set_new(ev, "task_id", json_string(rq->task_id));
 	if (ev == NULL || rq->traceparent[0] == '\0')
 		return ev;
 	json_object_set_new(ev, "trace", json_pack("{s:s, s:s*}",

@@ -55,3 +55,13 @@ tool_reachable(struct tool_req *rq)
 {
 	return rq->port->reachable(rq);
 }
+
+void
+tool_cancel(struct tool_req *rq)
+{
+	if (rq->cancelled)
+		return;
+	rq->cancelled = 1;
+	if (rq->cancel != NULL)
+		rq->cancel(rq);
+}

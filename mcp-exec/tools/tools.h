@@ -45,6 +45,7 @@ struct tool_req;
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
 #define TOOL_TRACEPARENT_MAX	128	/* W3C traceparent (00: 55 bytes) */
 #define TOOL_TRACESTATE_MAX	513	/* W3C: propagate at least 512 */
+#define TOOL_TASK_ID_MAX	33	/* an MCP task's id (hex) */
 
 /*
  * Who is asking, for the audit trail: what the client says it is
@@ -93,6 +94,8 @@ struct tool_req {
 	/* The caller's W3C trace context (_meta), validated; "" if none. */
 	char			 traceparent[TOOL_TRACEPARENT_MAX];
 	char			 tracestate[TOOL_TRACESTATE_MAX];
+	/* The MCP task it runs as, for the audit trail; "" if none. */
+	char			 task_id[TOOL_TASK_ID_MAX];
 	int			 cancelled;	/* the client cancelled it */
 	/* Set by a tool that runs on: called (once) on cancellation. */
 	void			(*cancel)(struct tool_req *);
@@ -107,6 +110,9 @@ void	tool_drop(struct tool_req *);
 void	tool_notify(struct tool_req *, const char *method, json_t *params);
 void	tool_log(struct tool_req *, const char *level, json_t *data);
 int	tool_reachable(struct tool_req *);
+/* The client cancelled it (notifications/cancelled, tasks/cancel): the
+ * tool's cancel runs once; the tool then ends the request as it does. */
+void	tool_cancel(struct tool_req *);
 
 /* The client as an audit record's "client" object (new reference). */
 json_t	*tool_client_json(const struct tool_client *);

@@ -168,6 +168,11 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 		name = json_string_value(json_object_get(params, "name"));
 	else if (strcmp(method, "resources/read") == 0)
 		name = json_string_value(json_object_get(params, "uri"));
+	/* The tasks extension routes by task (SEP-2663). */
+	else if (strcmp(method, "tasks/get") == 0 ||
+	    strcmp(method, "tasks/update") == 0 ||
+	    strcmp(method, "tasks/cancel") == 0)
+		name = json_string_value(json_object_get(params, "taskId"));
 	else
 		return 0;
 	if (http_header_one(req, "Mcp-Name", &hname) != 1)
@@ -178,7 +183,7 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 	free(decoded);
 	if (bad)
 		return mismatch(req, msg, "Mcp-Name",
-		    "differs from the body's name or uri");
+		    "differs from the body's name, uri or taskId");
 	return 0;
 }
 

@@ -1,0 +1,323 @@
+// Long calls as MCP tasks, both forms on one mcp-exec: 2025-11-25's
+// experimental params.task (tasks/get, tasks/result, tasks/list,
+// tasks/cancel) and 2026-07-28's io.modelcontextprotocol/tasks extension
+// (tasks/get, tasks/update, tasks/cancel), in raw JSON-RPC over stdio and
+// HTTP, and through the SDK v1 client's experimental tasks API.  (SDK v2
+// 2.4 has no client API for the extension: its 2026 registry has no tasks.)
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { env, http, connectHttp, connectStdio } from "./lib.mjs";
+
+const MODERN = "2026-07-28";
+const EXT = "io.modelcontextprotocol/tasks";
+const meta = (tasks = true) => ({
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": tasks ? { extensions: { [EXT]: {} } } : {},
+  "io.modelcontextprotocol/clientInfo": { name: "tasks-raw", version: "1" },
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const LOOP = "while True:\n    pass\n";
+
+// One mcp-exec over stdio with a state dir of its own, spoken to raw.
+class Stdio {
+  constructor(state) {
+    this.state = state;
+    this.id = 1;
+    this.waiting = new Map();
+    this.proc = spawn(env.mcpExec, ["--stdio", "--rules", env.rules, "--state-dir", state], {
+      stdio: ["pipe", "pipe", env.stderr ? openSync(env.stderr, "a") : "inherit"],
+    });
+    this.exited = new Promise((r) => this.proc.on("exit", (code, sig) => r(code ?? sig)));
+    createInterface({ input: this.proc.stdout }).on("line", (l) => {
+      const m = JSON.parse(l);
+      if (m.id !== undefined && this.waiting.has(m.id)) {
+        this.waiting.get(m.id)(m);
+        this.waiting.delete(m.id);
+      }
+    });
+  }
+  // Requests may be outstanding together (tasks/result blocks).
+  rpc(method, params) {
+    const id = this.id++;
+    const p = new Promise((r) => this.waiting.set(id, r));
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    return p;
+  }
+  async init() {
+    const r = await this.rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {},
+      clientInfo: { name: "tasks-raw", version: "1" } });
+    this.proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    return r;
+  }
+}
+
+// The audit records of one task, once auditd has them.
+async function records(taskId, event) {
+  for (let i = 0; i < 200; i++) {
+    const recs = readdirSync(env.auditLog).filter((f) => /^audit-.*\.log$/.test(f))
+      .flatMap((f) => readFileSync(join(env.auditLog, f), "utf8").split("\n"))
+      .filter((l) => l.includes(`"event":"${event}"`) && l.includes(taskId)).map((l) => JSON.parse(l))
+      .filter((e) => e.task_id === taskId);
+    if (recs.length > 0) return recs;
+    await sleep(50);
+  }
+  assert.fail(`no ${event} for task ${taskId}`);
+}
+
+// What two results of the same code share: all but the time it took.
+const same = (sc) => { const { duration_ms, ...rest } = sc; return rest; };
+
+let dir, s;
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), "stockade-tasks-"));
+  chmodSync(dir, 0o711);	// sandbox uids reach their state below
+  s = new Stdio(join(dir, "state"));
+  await s.init();
+});
+after(async () => {
+  if (s) {
+    s.proc.stdin.end();
+    assert.equal(await s.exited, 0, "mcp-exec exits 0 when stdin closes");
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("stdio 2025-11-25: advertised, created at once, result equals a direct call's", async () => {
+  const init = await s.init();
+  assert.deepEqual(init.result.capabilities.tasks,
+    { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  const tools = (await s.rpc("tools/list", {})).result.tools;
+  const ex = Object.fromEntries(tools.map((t) => [t.name, t.execution?.taskSupport]));
+  assert.equal(ex.execute_python, "optional");
+  assert.equal(ex.close_session, undefined);
+
+  const code = "import time\ntime.sleep(0.4)\nprint(6 * 7)";
+  const direct = await s.rpc("tools/call", { name: "execute_python", arguments: { code } });
+  const sid = direct.result.structuredContent.session_id;
+  const created = await s.rpc("tools/call", { name: "execute_python",
+    arguments: { code, session_id: sid }, task: { ttl: 60000 } });
+  const task = created.result.task;
+  assert.match(task.taskId, /^[0-9a-f]{32}$/);
+  assert.equal(task.status, "working");
+  assert.equal(task.ttl, 60000);
+  assert.ok(task.pollInterval > 0);
+  assert.ok(!Number.isNaN(Date.parse(task.createdAt)));
+  const got = await s.rpc("tasks/get", { taskId: task.taskId });
+  assert.equal(got.result.status, "working");
+  const res = await s.rpc("tasks/result", { taskId: task.taskId });
+  assert.deepEqual(same(res.result.structuredContent), same(direct.result.structuredContent));
+  assert.deepEqual(res.result.content.length, direct.result.content.length);
+  assert.equal(res.result._meta["io.modelcontextprotocol/related-task"].taskId, task.taskId);
+  assert.equal((await s.rpc("tasks/get", { taskId: task.taskId })).result.status, "completed");
+  const list = await s.rpc("tasks/list", {});
+  assert.ok(list.result.tasks.some((t) => t.taskId === task.taskId));
+  const bad = await s.rpc("tasks/list", { cursor: "nope" });
+  assert.equal(bad.error.code, -32602);
+  // The record is on disk, bound to its principal.
+  const rec = JSON.parse(readFileSync(join(s.state, "tasks", task.taskId), "utf8"));
+  assert.equal(rec.status, "completed");
+  assert.equal(rec.tool, "execute_python");
+  const [ev] = await records(task.taskId, "code_execution");
+  assert.equal(ev.session_id, sid);
+  // A tool that does not run as a task says so.
+  const no = await s.rpc("tools/call", { name: "close_session", arguments: { session_id: sid }, task: {} });
+  assert.equal(no.error.code, -32601);
+  await s.rpc("tools/call", { name: "close_session", arguments: { session_id: sid } });
+});
+
+test("stdio 2025-11-25: tasks/cancel stops the code, audited with the task id", async () => {
+  const created = await s.rpc("tools/call", { name: "execute_python", arguments: { code: LOOP }, task: {} });
+  const id = created.result.task.taskId;
+  assert.equal(created.result.task.ttl, 3600000, "no ttl asked: the server's longest");
+  const [started] = await records(id, "execution_started");
+  assert.equal(started.task_id, id);
+  const waiting = s.rpc("tasks/result", { taskId: id });
+  const c = await s.rpc("tasks/cancel", { taskId: id });
+  assert.equal(c.result.status, "cancelled");
+  const r = await waiting;
+  assert.equal(r.error.code, -32603);
+  assert.match(r.error.message, /cancelled/);
+  const [done] = await records(id, "code_execution");
+  assert.equal(done.cancelled, true, "the loop was stopped");
+  assert.equal((await s.rpc("tasks/get", { taskId: id })).result.status, "cancelled");
+  const again = await s.rpc("tasks/cancel", { taskId: id });
+  assert.equal(again.error.code, -32602);
+  assert.match(again.error.message, /terminal status 'cancelled'/);
+});
+
+test("stdio 2025-11-25: a task goes when its ttl has passed", async () => {
+  const created = await s.rpc("tools/call", { name: "run_command",
+    arguments: { command: "python-version", args: ["--version"] }, task: { ttl: 1000 } });
+  const id = created.result.task.taskId;
+  assert.equal(created.result.task.ttl, 1000);
+  await s.rpc("tasks/result", { taskId: id });
+  await sleep(1100);
+  const r = await s.rpc("tasks/get", { taskId: id });
+  assert.equal(r.error.code, -32602);
+  assert.equal(r.error.message, "Failed to retrieve task: Task not found");
+});
+
+test("stdio 2026-07-28: the extension's task, polled to its result; without it, a direct answer", async () => {
+  const d = await s.rpc("server/discover", { _meta: meta() });
+  assert.deepEqual(d.result.capabilities.extensions[EXT], {});
+  const code = "print(6 * 7)";
+  const direct = await s.rpc("tools/call", { name: "execute_python", arguments: { code }, _meta: meta(false) });
+  assert.equal(direct.result.resultType, "complete");
+  const sid = direct.result.structuredContent.session_id;
+  const created = await s.rpc("tools/call", { name: "execute_python",
+    arguments: { code, session_id: sid }, _meta: meta() });
+  assert.equal(created.result.resultType, "task");
+  assert.equal(created.result.status, "working");
+  assert.ok(created.result.ttlMs > 0 && created.result.pollIntervalMs > 0);
+  const id = created.result.taskId;
+  let t;
+  for (let i = 0; i < 100; i++) {
+    t = (await s.rpc("tasks/get", { taskId: id, _meta: meta() })).result;
+    assert.equal(t.resultType, "complete");
+    if (t.status !== "working") break;
+    await sleep(100);
+  }
+  assert.equal(t.status, "completed");
+  assert.deepEqual(same(t.result.structuredContent), same(direct.result.structuredContent));
+  const u = await s.rpc("tasks/update", { taskId: id, inputResponses: {}, _meta: meta() });
+  assert.equal(u.result.resultType, "complete");
+  // Not a 2025-11-25 method in this era.
+  assert.equal((await s.rpc("tasks/result", { taskId: id, _meta: meta() })).error.code, -32601);
+
+  const loop = await s.rpc("tools/call", { name: "execute_python", arguments: { code: LOOP }, _meta: meta() });
+  const lid = loop.result.taskId;
+  await records(lid, "execution_started");
+  const c = await s.rpc("tasks/cancel", { taskId: lid, _meta: meta() });
+  assert.equal(c.result.resultType, "complete");
+  assert.equal((await s.rpc("tasks/get", { taskId: lid, _meta: meta() })).result.status, "cancelled");
+  const [done] = await records(lid, "code_execution");
+  assert.equal(done.cancelled, true);
+  await s.rpc("tools/call", { name: "close_session", arguments: { session_id: sid }, _meta: meta() });
+});
+
+test("stdio: a restart fails the tasks that were running, with the reason", async () => {
+  const state = join(dir, "state-restart");
+  let one = new Stdio(state);
+  await one.init();
+  const created = await one.rpc("tools/call", { name: "execute_python",
+    arguments: { code: "import time\ntime.sleep(60)" }, task: {} });
+  const id = created.result.task.taskId;
+  await records(id, "execution_started");
+  // Stopped as a client stops it (stdin closes) while the task runs.
+  one.proc.stdin.end();
+  assert.equal(await one.exited, 0);
+  one = new Stdio(state);
+  await one.init();
+  const t = (await one.rpc("tasks/get", { taskId: id })).result;
+  assert.equal(t.status, "failed");
+  assert.match(t.statusMessage, /restarted/);
+  const r = await one.rpc("tasks/result", { taskId: id });
+  assert.equal(r.error.code, -32603);
+  assert.match(r.error.message, /restarted/);
+  one.proc.stdin.end();
+  assert.equal(await one.exited, 0);
+});
+
+// ------------------------------------------------------------ SDK v1
+
+test("SDK v1 (stdio): callToolStream runs a task to the direct call's result", async () => {
+  const client = await connectStdio(env.rules, join(dir, "state-sdk"));
+  try {
+    await client.listTools();	// learns execution.taskSupport
+    const code = "print(sum(range(10)))";
+    const direct = await client.callTool({ name: "execute_python", arguments: { code } });
+    const sid = direct.structuredContent.session_id;
+    const seen = [];
+    let result;
+    for await (const m of client.experimental.tasks.callToolStream(
+      { name: "execute_python", arguments: { code, session_id: sid } }, undefined, { task: { ttl: 30000 } })) {
+      seen.push(m.type);
+      if (m.type === "result") result = m.result;
+      if (m.type === "error") throw m.error;
+    }
+    assert.equal(seen[0], "taskCreated");
+    assert.deepEqual(same(result.structuredContent), same(direct.structuredContent));
+    const { tasks } = await client.experimental.tasks.listTasks();
+    assert.ok(tasks.length >= 1 && tasks.every((t) => /^[0-9a-f]{32}$/.test(t.taskId)));
+    await client.callTool({ name: "close_session", arguments: { session_id: sid } });
+  } finally {
+    await client.close();
+  }
+});
+
+test("SDK v1 (HTTP): tasks of one principal are unknown to another", async () => {
+  const a = await connectHttp(http.tokenA);
+  const b = await connectHttp(http.tokenB);
+  try {
+    await a.client.listTools();
+    let id;
+    for await (const m of a.client.experimental.tasks.callToolStream(
+      { name: "run_command", arguments: { command: "python-version", args: ["--version"] } }, undefined, { task: {} })) {
+      if (m.type === "taskCreated") id = m.task.taskId;
+      if (m.type === "error") throw m.error;
+      if (m.type === "result") assert.match(m.result.structuredContent.stdout, /Python/);
+    }
+    assert.equal((await a.client.experimental.tasks.getTask(id)).status, "completed");
+    const unknown = await b.client.experimental.tasks.getTask("0".repeat(32)).catch((e) => e);
+    for (const op of [
+      () => b.client.experimental.tasks.getTask(id),
+      () => b.client.experimental.tasks.getTaskResult(id),
+      () => b.client.experimental.tasks.cancelTask(id),
+    ]) {
+      const e = await op().catch((err) => err);
+      assert.equal(e.code, -32602);
+      assert.equal(e.message, unknown.message, "no oracle: as an unknown id");
+    }
+    const { tasks } = await b.client.experimental.tasks.listTasks();
+    assert.ok(!tasks.some((t) => t.taskId === id));
+  } finally {
+    await a.client.close();
+    await b.client.close();
+  }
+});
+
+// ------------------------------------------------------------ HTTP raw
+
+async function post(method, params, token = http.tokenA) {
+  const h = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    Authorization: `Bearer ${token}`,
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": method,
+  };
+  if (params.name !== undefined) h["Mcp-Name"] = params.name;
+  if (params.taskId !== undefined) h["Mcp-Name"] = params.taskId;
+  const res = await fetch(http.url, { method: "POST", headers: h,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const text = await res.text();
+  const data = res.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text.split("\n").filter((l) => l.startsWith("data: ")).pop().slice(6) : text;
+  return { status: res.status, msg: JSON.parse(data) };
+}
+
+test("HTTP 2026-07-28: a task outlives its request; another principal cannot see it", async () => {
+  const created = await post("tools/call", { name: "run_command",
+    arguments: { command: "python-version", args: ["--version"] }, _meta: meta() });
+  assert.equal(created.status, 200);
+  assert.equal(created.msg.result.resultType, "task");
+  const id = created.msg.result.taskId;
+  let t;
+  for (let i = 0; i < 100; i++) {
+    t = (await post("tasks/get", { taskId: id, _meta: meta() })).msg.result;
+    if (t.status !== "working") break;
+    await sleep(100);
+  }
+  assert.equal(t.status, "completed");
+  assert.match(t.result.structuredContent.stdout, /Python/);
+  const unknown = await post("tasks/get", { taskId: "f".repeat(32), _meta: meta() }, http.tokenB);
+  for (const m of ["tasks/get", "tasks/cancel", "tasks/update"]) {
+    const r = await post(m, { taskId: id, inputResponses: {}, _meta: meta() }, http.tokenB);
+    assert.deepEqual(r.msg.error, unknown.msg.error, m);
+  }
+});
