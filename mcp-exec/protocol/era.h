@@ -21,6 +21,7 @@
 
 /* The MCP specification's own codes (2026-07-28: -32020 to -32099). */
 #define MCP_HEADER_MISMATCH	-32020
+#define MCP_MISSING_CAPABILITY	-32021	/* data: requiredCapabilities */
 #define MCP_UNSUPPORTED_VERSION	-32022
 
 /*

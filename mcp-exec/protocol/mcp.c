@@ -122,6 +122,15 @@ mcp_error(struct mcp_conn *c, const json_t *id, int code, const char *fmt, ...)
 }
 
 void
+mcp_error_data(struct mcp_conn *c, const json_t *id, int code,
+    const char *msg, json_t *data)
+{
+	send_msg(c, json_pack("{s:s, s:O, s:{s:i, s:s, s:o}}", "jsonrpc",
+	    "2.0", "id", id ? (json_t *)id : json_null(), "error", "code",
+	    code, "message", msg, "data", data));
+}
+
+void
 mcp_notify(struct mcp_conn *c, const char *method, json_t *params)
 {
 	send_msg(c, json_pack("{s:s, s:s, s:o}", "jsonrpc", "2.0", "method",

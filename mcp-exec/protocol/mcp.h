@@ -74,6 +74,9 @@ void		 mcp_cancel(struct mcp_conn *, const json_t *id);
 void		 mcp_respond(struct mcp_conn *, const json_t *id, json_t *result);
 void		 mcp_error(struct mcp_conn *, const json_t *id, int code,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* An error with data (stolen), as the specification gives it. */
+void		 mcp_error_data(struct mcp_conn *, const json_t *id, int code,
+		    const char *msg, json_t *data);
 void		 mcp_notify(struct mcp_conn *, const char *method, json_t *params);
 /* notifications/message when level is at or above the client's. */
 void		 mcp_log(struct mcp_conn *, enum mcp_log_level, json_t *data);

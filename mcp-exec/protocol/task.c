@@ -376,11 +376,20 @@ task_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params,
 /* ------------------------------------------------------------ requests */
 
 static struct task_rec *
-lookup(struct mcp_conn *c, const json_t *id, const json_t *params)
+lookup(struct mcp_conn *c, const json_t *id, const json_t *params,
+    const struct era_req *r)
 {
 	struct task_rec	*t = NULL;
 	const char	*tid;
 
+	/* 2026-07-28: the extension's methods are for who declares it
+	 * (SEP-2575 MissingRequiredClientCapability). */
+	if (r->modern && !r->tasks_ext) {
+		mcp_error_data(c, id, MCP_MISSING_CAPABILITY, "Missing "
+		    "required client capability", json_pack("{s:{s:{s:{}}}}",
+		    "requiredCapabilities", "extensions", TASK_EXTENSION));
+		return NULL;
+	}
 	tid = json_string_value(json_object_get(params, "taskId"));
 	if (tasks.open)
 		t = task_store_find(&tasks.store, c->principal, tid,
@@ -397,7 +406,7 @@ task_m_get(struct mcp_conn *c, const json_t *id, const json_t *params,
 {
 	struct task_rec	*t;
 
-	if ((t = lookup(c, id, params)) != NULL)
+	if ((t = lookup(c, id, params, r)) != NULL)
 		answer(c, id, task_view(t, r->modern), r->modern);
 }
 
@@ -409,7 +418,7 @@ task_m_result(struct mcp_conn *c, const json_t *id, const json_t *params,
 	struct task_run		*run;
 	struct task_wait	*w;
 
-	if ((t = lookup(c, id, params)) == NULL)
+	if ((t = lookup(c, id, params, r)) == NULL)
 		return;
 	if (t->status != TASK_WORKING || (run = t->run) == NULL) {
 		outcome(c, id, t);
@@ -473,7 +482,7 @@ task_m_cancel(struct mcp_conn *c, const json_t *id, const json_t *params,
 {
 	struct task_rec	*t;
 
-	if ((t = lookup(c, id, params)) == NULL)
+	if ((t = lookup(c, id, params, r)) == NULL)
 		return;
 	/* 2025-11-25: an ended task cannot be cancelled; 2026-07-28: the
 	 * request is acknowledged, and the task keeps how it ended. */
@@ -494,7 +503,7 @@ task_m_update(struct mcp_conn *c, const json_t *id, const json_t *params,
     const struct era_req *r)
 {
 	/* Our tools never ask for input: nothing outstanding to answer. */
-	if (lookup(c, id, params) != NULL)
+	if (lookup(c, id, params, r) != NULL)
 		answer(c, id, json_object(), 1);
 }
 

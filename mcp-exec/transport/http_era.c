@@ -217,7 +217,7 @@ http_era_status(const json_t *msg)
 	    "error"), "code"))) {
 	case MCP_HEADER_MISMATCH:
 	case MCP_UNSUPPORTED_VERSION:
-	case -32021:	/* MissingRequiredClientCapability */
+	case MCP_MISSING_CAPABILITY:
 		return 400;
 	case RPC_METHOD_NOT_FOUND:
 		return 404;
