@@ -59,6 +59,7 @@ static const char *const cases[] = {
 	"artifact_refused",
 	"code_execution_http",
 	"code_execution_traced",
+	"code_execution_task",
 };
 
 static const struct {
