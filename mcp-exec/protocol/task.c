@@ -114,8 +114,12 @@ outcome(struct mcp_conn *c, const json_t *id, const struct task_rec *t)
 		    t->error, "code")), "%s", json_string_value(
 		    json_object_get(t->error, "message")));
 		break;
-	default:
+	case TASK_CANCELLED:
 		mcp_error(c, id, RPC_INTERNAL_ERROR, "the task was cancelled");
+		break;
+	default:
+		/* Working, yet nothing runs it: never left so, but say so. */
+		mcp_error(c, id, RPC_INTERNAL_ERROR, "the task's call is gone");
 		break;
 	}
 }
