@@ -257,7 +257,7 @@ run_state_init(const struct mcpexec_conf *c, char *err, size_t errlen)
 		mode_t		 mode;
 	} dirs[] = {
 		{ "", 0711 }, { "/sandboxes", 0711 }, { "/uids", 0700 },
-		{ "/artifacts", 0700 },
+		{ "/artifacts", 0700 }, { "/tasks", 0700 },
 	};
 	char		 p[PATH_MAX];
 	size_t		 i;
