@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -25,11 +25,11 @@ const LOOP = "while True:\n    pass\n";
 
 // One mcp-exec over stdio with a state dir of its own, spoken to raw.
 class Stdio {
-  constructor(state) {
+  constructor(state, rules = env.rules) {
     this.state = state;
     this.id = 1;
     this.waiting = new Map();
-    this.proc = spawn(env.mcpExec, ["--stdio", "--rules", env.rules, "--state-dir", state], {
+    this.proc = spawn(env.mcpExec, ["--stdio", "--rules", rules, "--state-dir", state], {
       stdio: ["pipe", "pipe", env.stderr ? openSync(env.stderr, "a") : "inherit"],
     });
     this.exited = new Promise((r) => this.proc.on("exit", (code, sig) => r(code ?? sig)));
@@ -238,6 +238,25 @@ test("stdio: a restart fails the tasks that were running, with the reason", asyn
   const r = await one.rpc("tasks/result", { taskId: id });
   assert.equal(r.error.code, -32603);
   assert.match(r.error.message, /restarted/);
+  one.proc.stdin.end();
+  assert.equal(await one.exited, 0);
+});
+
+test("stdio: past server.tasks.max_per_principal a task is refused, saying which limit", async () => {
+  const rules = join(dir, "rules-limit");
+  cpSync(env.rules, rules, { recursive: true });
+  const conf = join(rules, "mcp-exec.yaml");
+  const text = readFileSync(conf, "utf8");
+  assert.match(text, /^  tasks:$/m);
+  writeFileSync(conf, text.replace(/^(    max_per_principal:) \d+(\s+# tasks kept for one principal)$/m, "$1 1$2"));
+  const one = new Stdio(join(dir, "state-limit"), rules);
+  await one.init();
+  const call = { name: "run_command", arguments: { command: "python-version", args: ["--version"] }, task: {} };
+  const first = await one.rpc("tools/call", call);
+  assert.equal(first.result.task.status, "working");
+  const second = await one.rpc("tools/call", call);
+  assert.equal(second.error.code, -32600);
+  assert.match(second.error.message, /too many tasks of yours \(1\)/);
   one.proc.stdin.end();
   assert.equal(await one.exited, 0);
 });
