@@ -255,6 +255,8 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 	KEEP(server.local_principal, "server.local_principal");
 	KEEP(server.max_message_bytes, "server.max_message_bytes");
 	KEEP(server.reap_interval_s, "server.sessions.reap_interval_s");
+	/* The task store took its limits when it opened (protocol/task.c). */
+	KEEP(server.tasks, "server.tasks");
 #undef KEEP
 }
 
