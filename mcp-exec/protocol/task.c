@@ -317,6 +317,9 @@ task_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params,
 	 * the request asks for one. */
 	if (r->modern ? !r->tasks_ext || !task_tool(name) : task == NULL)
 		return 0;
+	/* No tool named: the direct call's -32602 says so. */
+	if (name == NULL)
+		return 0;
 	if (!tasks.open) {
 		mcp_error(c, id, RPC_INTERNAL_ERROR, "tasks are not available");
 		return 1;
