@@ -221,6 +221,8 @@ cmd_serve(int argc, char *argv[])
 	pool_free(&srv);
 	task_shutdown();
 	sessions_close_all(&srv, "mcp-exec stopped");
+	if (http == NULL)
+		transport_stdio_stop();
 	status_unpublish(&srv);
 	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
 	    "daemon_stop", "program", "mcp-exec", "version", STOCKADE_VERSION,

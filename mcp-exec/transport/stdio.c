@@ -28,6 +28,8 @@ struct stdio_tr {
 	int			 skipping;	/* inside an over-long line */
 };
 
+static struct stdio_tr	*stdio_live;	/* until stdin ends or we stop */
+
 static void
 stdio_send(void *arg, json_t *msg)
 {
@@ -66,7 +68,15 @@ stdio_end(struct stdio_tr *t)
 	if (t->in != NULL)
 		bufferevent_free(t->in);
 	free(t);
+	stdio_live = NULL;
 	event_base_loopexit(srv->base, NULL);
+}
+
+void
+transport_stdio_stop(void)
+{
+	if (stdio_live != NULL)
+		stdio_end(stdio_live);
 }
 
 /* Hands each whole line of `in` to the protocol; consumes them. */
@@ -151,6 +161,7 @@ transport_stdio_start(struct server *srv)
 
 	struct timeval	 now = { 0, 0 };
 
+	stdio_live = t;
 	t->srv = srv;
 	t->conn = mcp_conn_new(srv, srv->conf.server.local_principal,
 	    stdio_send, t);

@@ -9,5 +9,8 @@
 #include "sessions/server.h"
 
 int	transport_stdio_start(struct server *);
+/* After the loop (a signal ended it): what stdout still holds goes out,
+ * and the transport is freed; nothing when stdin's end did it already. */
+void	transport_stdio_stop(void);
 
 #endif

@@ -72,3 +72,20 @@ printf 'tls:\n  ca_bundle: none\n' >>"$T/r4/profiles/default.yaml"
 out=$(hidden "$MX" -nv --rules "$T/r4" --state-dir "$T/state" --audit-socket "$T/a.sock" 2>&1) ||
     fail "tls.ca_bundle: none refused without a bundle: $out"
 note "an L2 profile without the host's CA bundle: refused at start; ca_bundle: none starts"
+
+# SIGTERM ends the stdio server as cleanly as stdin's end does: exit 0,
+# nothing left for the sanitizers to report (the transport is freed).
+mkfifo "$T/in"
+"$MX" --stdio --rules "$ROOT/rules" --state-dir "$T/state" --audit-socket "$T/a.sock" \
+    <"$T/in" >/dev/null 2>"$T/term.err" &
+pid=$!
+exec 3>"$T/in"
+for _ in $(seq 1 250); do
+	ls "$T/state"/sessions-*.json >/dev/null 2>&1 && break
+	sleep 0.02
+done
+kill -TERM $pid
+st=0; wait $pid || st=$?
+exec 3>&-
+[ $st = 0 ] && ! grep -q "Sanitizer" "$T/term.err" || fail "SIGTERM: exit $st: $(tail -5 "$T/term.err")"
+note "SIGTERM: mcp-exec --stdio exits 0, its transport freed"
