@@ -156,6 +156,10 @@ render_calls(struct server *srv, struct evbuffer *out)
 	    "New sessions of a pooled profile built on the request path.");
 	evbuffer_add_printf(out, "stockade_pool_misses_total %" PRIu64 "\n",
 	    m->pool_misses);
+	family(out, "stockade_pool_discarded_total", "counter",
+	    "Sandboxes built ahead whose driver died waiting or never started.");
+	evbuffer_add_printf(out, "stockade_pool_discarded_total %" PRIu64 "\n",
+	    m->pool_discarded);
 }
 
 static void

@@ -66,8 +66,10 @@ struct counters {
 	uint64_t	 timeouts;
 	uint64_t	 oom_kills;
 	/* The warm pool: sessions of a pooled profile served from it (hits)
-	 * or built on the request path (misses), and what it holds now. */
-	uint64_t	 pool_hits, pool_misses;
+	 * or built on the request path (misses), sandboxes thrown away
+	 * because their driver died waiting or never started (discarded),
+	 * and what it holds now. */
+	uint64_t	 pool_hits, pool_misses, pool_discarded;
 	uint64_t	 pool_ready;
 	struct count_hit hits[COUNT_HITS_MAX];
 	size_t		 nhits;

@@ -97,6 +97,7 @@ pool_ready_cb(evutil_socket_t fd, short ev, void *arg)
 	if ((ev & EV_TIMEOUT) || session_ready(s, DRIVER_READY_MS) == -1) {
 		log_warnx("pool: profile %s: the session's Python driver did "
 		    "not start", s->prof.name);
+		srv->counters.pool_discarded++;
 		pool_remove(srv, s);
 		pool_published(srv);
 		pool_schedule(srv, 1000);
@@ -179,6 +180,7 @@ pool_take(struct server *srv, const struct profile *p)
 		/* A driver that died waiting is no session to hand out. */
 		if (session_dead(s)) {
 			log_warnx("pool: sandbox %s died waiting", s->spec.id);
+			srv->counters.pool_discarded++;
 			pool_remove(srv, s);
 			continue;
 		}

@@ -244,6 +244,7 @@ want = {
     "stockade_pool_ready{}": 0,
     "stockade_pool_hits_total{}": 0,
     "stockade_pool_misses_total{}": 0,
+    "stockade_pool_discarded_total{}": 0,
     "stockade_pattern_hits_total{action=flag,rule=PY-NATIVE-001}": 1,
     "stockade_pattern_hits_total{action=deny,rule=PY-EXEC-001}": 1,
     "stockade_audit_events_lost_total{}": 0,
@@ -257,6 +258,7 @@ want_types = {"stockade_up": "gauge", "stockade_build_info": "gauge",
               "stockade_oom_kills_total": "counter", "stockade_pattern_hits_total": "counter",
               "stockade_pool_ready": "gauge", "stockade_pool_hits_total": "counter",
               "stockade_pool_misses_total": "counter",
+              "stockade_pool_discarded_total": "counter",
               "stockade_audit_queue_depth": "gauge", "stockade_audit_lag_seconds": "gauge",
               "stockade_audit_events_lost_total": "counter"}
 assert types == want_types, types
