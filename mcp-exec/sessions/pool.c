@@ -48,6 +48,18 @@ pool_memory(struct server *srv)
 	return sum;
 }
 
+/* A call runs or is about to: a build now would hold up its answer. */
+static int
+pool_calls_in_flight(struct server *srv)
+{
+	struct session	*s;
+
+	LIST_FOREACH(s, &srv->sessions, entry)
+		if (session_busy(s))
+			return 1;
+	return 0;
+}
+
 /* The first profile short of its pool.size, or NULL. */
 static const struct profile *
 pool_short(struct server *srv)
@@ -131,6 +143,15 @@ pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 	if (srv->conf.server.pool_memory > 0 && srv->npool > 0 &&
 	    pool_memory(srv) >= srv->conf.server.pool_memory)
 		return;
+	if (pool_calls_in_flight(srv)) {
+		if (srv->pool_deferred == 0)
+			srv->pool_deferred = mono_ms();
+		if (mono_ms() - srv->pool_deferred < POOL_DEFER_MAX_MS) {
+			pool_schedule(srv, POOL_REFILL_MS);
+			return;
+		}
+	}
+	srv->pool_deferred = 0;
 	if ((s = session_build(srv, NULL, p, err, sizeof(err))) == NULL) {
 		/* Not in a hurry: a request builds its own meanwhile. */
 		log_warnx("pool: profile %s: %s", p->name, err);
@@ -160,6 +181,7 @@ pool_init(struct server *srv)
 {
 	LIST_INIT(&srv->pool);
 	srv->npool = 0;
+	srv->pool_deferred = 0;
 	if ((srv->pool_ev = evtimer_new(srv->base, pool_refill_cb, srv)) ==
 	    NULL)
 		fatalx("evtimer_new");

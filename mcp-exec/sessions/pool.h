@@ -10,6 +10,9 @@
 #include "server.h"
 
 #define POOL_REFILL_MS		25	/* after a hand-out: its answer first */
+/* A build holds the loop (40-80 ms here): while calls are in flight it
+ * waits, POOL_REFILL_MS at a time, up to this long. */
+#define POOL_DEFER_MAX_MS	500
 
 struct session;
 

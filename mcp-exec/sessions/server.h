@@ -66,6 +66,8 @@ struct server {
 	struct session_list	 pool;
 	unsigned		 npool;
 	struct event		*pool_ev;	/* builds the next one */
+	uint64_t		 pool_deferred;	/* mono ms: a build first waited
+						   for calls in flight; 0: none */
 	struct event		*reaper;
 	int			 stopping;
 	/* What sessions and tools publish for ops/ to read. */

@@ -113,6 +113,8 @@ build_start(struct server *srv, const char *principal,
 	s->spec.cgroup = &srv->conf.cgroup;
 	s->spec.idmap = &srv->conf.idmap;
 	s->spec.seccomp = &srv->seccomp;
+	sandbox_seccomp_sha256(&srv->seccomp, s->seccomp_sha256,
+	    sizeof(s->seccomp_sha256));
 	s->spec.argv = s->argv;
 	s->spec.envp = sandbox_env;
 	s->spec.scrub_argv = srv->caller_argv;
@@ -223,7 +225,6 @@ session_handout(struct session *s, const char *principal,
     size_t errlen)
 {
 	struct server	*srv = s->srv;
-	char		 digest[SHA256_HEX + 8];
 
 	snprintf(s->principal, sizeof(s->principal), "%s", principal);
 	if (bill != NULL)
@@ -244,13 +245,17 @@ session_handout(struct session *s, const char *principal,
 	srv->nsessions++;
 	if (srv->quota != NULL)
 		quota_session_open(srv->quota, &s->bill);
-	sessions_publish(srv);
 	counters_session_created(&srv->counters);
-	sandbox_seccomp_sha256(&srv->seccomp, digest, sizeof(digest));
+	/* First on the request path: the audit daemon starts its write
+	 * before the call's execution_started comes to wait on it. */
 	server_audit(srv, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:O*}",
 	    "event", "session_created", "principal", s->principal, "session_id",
 	    s->id, "profile", s->prof.name, "sandbox", s->spec.id, "network",
-	    s->prof.network, "seccomp_sha256", digest, "client", client));
+	    s->prof.network, "seccomp_sha256", s->seccomp_sha256, "client",
+	    client));
+	/* The live list now; the status file once this request has gone
+	 * to wait on the audit daemon (sessions_publish_soon). */
+	sessions_publish_soon(srv);
 	return 0;
 }
 

@@ -60,6 +60,9 @@ struct session {
 	const char		*argv[8];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
 	int			 warming;	/* pooled, "ready" not yet read */
+	/* The filter this sandbox got, for session_created: digested at the
+	 * build, off the request path (a reload drains the pool first). */
+	char			 seccomp_sha256[SHA256_HEX + 8];
 };
 
 /*
@@ -83,6 +86,8 @@ int		 session_dead(const struct session *);
 
 /* From session.c, for session_build.c. */
 void	sessions_publish(struct server *);
+/* The same, the status file written from the loop's next turn. */
+void	sessions_publish_soon(struct server *);
 int	session_nonblock(int);
 void	session_ctl_cb(evutil_socket_t, short, void *);
 void	session_ctl_write_cb(evutil_socket_t, short, void *);
