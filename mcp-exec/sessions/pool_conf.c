@@ -47,6 +47,4 @@ pool_profile_section(struct conf_ctx *ctx, const json_t *root, struct profile *p
 			p->pool_preimport[len] = '\0';
 		}
 	}
-	if (p->runtime == SANDBOX_GVISOR && p->pool_size > 0)
-		conf_error(ctx, sub, "pool: not available with runtime: gvisor");
 }
