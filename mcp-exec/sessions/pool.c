@@ -135,14 +135,15 @@ pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 				    (DRIVER_READY_MS % 1000) * 1000 };
 	char			 err[512];
 
+	/* Memory held by nobody's sandboxes is bounded on its own. */
 	if (srv->stopping || srv->npool > pool_ready(srv) ||
 	    (p = pool_short(srv)) == NULL ||
-	    srv->nsessions + srv->npool >= srv->conf.server.max_sessions)
+	    srv->nsessions + srv->npool >= srv->conf.server.max_sessions ||
+	    (srv->conf.server.pool_memory > 0 && srv->npool > 0 &&
+	    pool_memory(srv) >= srv->conf.server.pool_memory)) {
+		srv->pool_deferred = 0;		/* no build waits */
 		return;
-	/* Memory held by nobody's sandboxes is bounded on its own. */
-	if (srv->conf.server.pool_memory > 0 && srv->npool > 0 &&
-	    pool_memory(srv) >= srv->conf.server.pool_memory)
-		return;
+	}
 	if (pool_calls_in_flight(srv)) {
 		if (srv->pool_deferred == 0)
 			srv->pool_deferred = mono_ms();
