@@ -96,6 +96,26 @@ pool_remove(struct server *srv, struct session *s)
 	srv->counters.pool_ready = pool_ready(srv);
 }
 
+/*
+ * A waiting driver says nothing: its control socket readable is its end
+ * (killed, OOM) or a driver gone wrong.  Thrown away now and built again,
+ * so the next session is not the one to find it dead (a miss).
+ */
+static void
+pool_dead_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct session	*s = arg;
+	struct server	*srv = s->srv;
+
+	log_warnx("pool: sandbox %s died waiting", s->spec.id);
+	srv->counters.pool_discarded++;
+	pool_remove(srv, s);
+	pool_published(srv);
+	/* Not at once: a profile whose drivers keep dying is no reason to
+	 * build in a loop. */
+	pool_schedule(srv, 1000);
+}
+
 /* The driver of a sandbox built ahead spoke, or its time is up. */
 static void
 pool_ready_cb(evutil_socket_t fd, short ev, void *arg)
@@ -116,6 +136,9 @@ pool_ready_cb(evutil_socket_t fd, short ev, void *arg)
 		return;
 	}
 	s->warming = 0;
+	if ((s->ctl_ev = event_new(srv->base, s->ctl, EV_READ, pool_dead_cb,
+	    s)) == NULL || event_add(s->ctl_ev, NULL) == -1)
+		fatalx("pool: event_new");
 	pool_published(srv);
 	pool_schedule(srv, 0);
 }
@@ -200,7 +223,7 @@ pool_take(struct server *srv, const struct profile *p)
 		next = LIST_NEXT(s, entry);
 		if (s->warming || strcmp(s->prof.name, p->name) != 0)
 			continue;
-		/* A driver that died waiting is no session to hand out. */
+		/* Died since the loop last looked: no session to hand out. */
 		if (session_dead(s)) {
 			log_warnx("pool: sandbox %s died waiting", s->spec.id);
 			srv->counters.pool_discarded++;
@@ -209,6 +232,8 @@ pool_take(struct server *srv, const struct profile *p)
 		}
 		LIST_REMOVE(s, entry);
 		srv->npool--;
+		event_free(s->ctl_ev);		/* the hand-out makes its own */
+		s->ctl_ev = NULL;
 		/* Not published here: the hand-out that follows publishes it
 		 * all (a status file write less on the request path). */
 		srv->counters.pool_hits++;
