@@ -25,6 +25,7 @@
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
+#include "sessions/persist.h"
 #include "sessions/pool.h"
 #include "sessions/server.h"
 #include "sessions/session.h"
@@ -223,6 +224,7 @@ cmd_serve(int argc, char *argv[])
 	sessions_close_all(&srv, "mcp-exec stopped");
 	if (http == NULL)
 		transport_stdio_stop();
+	persist_flush(&srv);	/* the usage the timer had not written yet */
 	status_unpublish(&srv);
 	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
 	    "daemon_stop", "program", "mcp-exec", "version", STOCKADE_VERSION,

@@ -41,6 +41,7 @@ struct quota_table {
 	char		 path[PATH_MAX];
 	struct account	*acc;
 	size_t		 n;
+	int		 dirty;		/* usage not yet in the file */
 };
 
 void
@@ -275,10 +276,20 @@ quota_open(const char *state_dir)
 }
 
 void
+quota_flush(struct quota_table *qt)
+{
+	if (!qt->dirty)
+		return;
+	qt->dirty = 0;
+	save(qt);
+}
+
+void
 quota_close(struct quota_table *qt)
 {
 	if (qt == NULL)
 		return;
+	quota_flush(qt);
 	free(qt->acc);
 	free(qt);
 }
@@ -401,6 +412,7 @@ quota_call_begin(struct quota_table *qt, const struct quota_bill *b)
 		if ((a = account_get(qt, b->a[i].subject, now)) != NULL) {
 			a->calls++;
 			a->minute_calls++;
+			qt->dirty = 1;
 		}
 }
 
@@ -423,9 +435,8 @@ quota_call_end(struct quota_table *qt, const struct quota_bill *b,
 			a->wall_ms[w] += wall_ms;
 		}
 		a->artifact_bytes += artifact_bytes;
+		qt->dirty = 1;
 	}
-	if (b->n > 0)
-		save(qt);
 }
 
 void

@@ -3,9 +3,11 @@
  * sessions, calls per minute, concurrent calls, sandbox CPU and wall
  * seconds per hour and per day, artifact bytes per day.  Windows are
  * fixed and aligned on the clock (UTC minute, hour, day).  What accrues
- * is kept in STATE_DIR/quota-usage.json, replaced atomically after each
- * call, so a restart forgets nothing; the file is ours but is still read
- * as untrusted (bounded, checked).
+ * is kept in STATE_DIR/quota-usage.json, replaced atomically (and
+ * fsynced) by quota_flush: the server calls it at most PERSIST_DELAY_MS
+ * after a call (sessions/persist.c) and at exit, so a clean restart
+ * forgets nothing and a crash at most that window's usage; the file is
+ * ours but is still read as untrusted (bounded, checked).
  *
  * Ownership: the server owns the table; a bill is a value the caller
  * copies (sessions and calls keep their own).
@@ -72,6 +74,8 @@ void	quota_limits_none(struct quota_limits *);
 int	quota_limits_any(const struct quota_limits *);
 /* Loads STATE_DIR's usage (a bad file is set aside, with a warning). */
 struct quota_table	*quota_open(const char *state_dir);
+/* Writes the usage if it changed since the last write; quota_close too. */
+void	quota_flush(struct quota_table *);
 void	quota_close(struct quota_table *);
 /* The quota clock: the test clock's file when QUOTA_CLOCK_ENV is set. */
 time_t	quota_now(void);

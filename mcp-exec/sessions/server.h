@@ -75,6 +75,7 @@ struct server {
 	json_t			*live;		/* sessions_describe at the
 						   last change */
 	void			(*published)(struct server *);	/* then */
+	struct event		*persist_ev;	/* persist.c: usage to write */
 };
 
 /* Events through the server's audit link (lib/audit_link.h). */

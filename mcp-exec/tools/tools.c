@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "log.h"
 #include "patterns.h"
+#include "sessions/persist.h"
 #include "sessions/session.h"
 #include "tools.h"
 #include "tools_int.h"
@@ -250,9 +251,8 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 			    "size"));
 	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
 	    r ? r->cpu_ms : 0, bytes);
-	/* `stockade status` shows usage as of the last call. */
-	if (pc->srv->published != NULL)
-		pc->srv->published(pc->srv);
+	/* The usage file and `stockade status`, within PERSIST_DELAY_MS. */
+	persist_soon(pc->srv);
 }
 
 static void
@@ -582,8 +582,7 @@ start_call(struct tool_req *rq, struct session *s,
 		pc->bill = *bill;
 		pc->billed = 1;
 		quota_call_begin(srv->quota, &pc->bill);
-		if (srv->published != NULL)
-			srv->published(srv);	/* status: what runs now */
+		persist_soon(srv);	/* status: what runs now, soon */
 	}
 	/* The code goes along: stockade-auditd keeps what code.retention says
 	 * (hash, sample or the whole code, stored before this is acked). */
