@@ -74,17 +74,21 @@ session_nonblock(int fd)
 	    fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-/* The kernel's OOM killer struck in the sandbox: each kill counted once. */
+/* The kernel's OOM killer struck n times so far: each kill counted once. */
 static void
-count_oom(struct session *s)
+count_oom_seen(struct session *s, uint64_t n)
 {
-	uint64_t	 n;
-
-	if (s->sb.cg != NULL && (n = cgroup_oom_kills(s->sb.cg)) >
-	    s->oom_counted) {
+	if (n > s->oom_counted) {
 		counters_oom_kills(&s->srv->counters, n - s->oom_counted);
 		s->oom_counted = n;
 	}
+}
+
+static void
+count_oom(struct session *s)
+{
+	if (s->sb.cg != NULL)
+		count_oom_seen(s, cgroup_oom_kills(s->sb.cg));
 }
 
 /* ------------------------------------------------------------ sessions */
@@ -328,7 +332,7 @@ call_finish(struct call *c)
 	json_t			*changed = NULL, *skipped = NULL;
 	size_t			 olen, elen;
 	int			 killed, oom;
-	uint64_t		 cpu;
+	uint64_t		 cpu, kills = 0;
 	const char		*why = NULL, *end;
 	struct sandbox_exit	 ex;
 
@@ -345,7 +349,9 @@ call_finish(struct call *c)
 	killed = c->killed;
 	/* The kernel counts its kills before the process is gone, so a
 	 * driver that died of it shows here (a child's death, too). */
-	oom = s->sb.cg != NULL && cgroup_oom_kills(s->sb.cg) > s->oom_counted;
+	if (s->sb.cg != NULL)
+		kills = cgroup_oom_kills(s->sb.cg);
+	oom = kills > s->oom_counted;
 	memset(&ex, 0, sizeof(ex));
 	ex.exit_code = -1;
 	if (killed && c->driver_died && !oom && sandbox_await_exit(&s->sb,
@@ -393,10 +399,18 @@ call_finish(struct call *c)
 	r.why = killed ? why : NULL;
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
-	/* A counter that went back (processes gone from /proc) adds 0. */
-	if (s->sb.cg != NULL && (cpu = cgroup_cpu_usec(s->sb.cg)) > c->cpu0)
-		r.cpu_ms = (cpu - c->cpu0) / 1000;
-	count_oom(s);
+	/* A counter that went back (processes gone from /proc) adds 0.
+	 * Read once a call: its value now is the next call's start, so
+	 * what background processes use between calls is billed to the
+	 * next one (it is the session's either way). */
+	if (s->sb.cg != NULL) {
+		cpu = cgroup_cpu_usec(s->sb.cg);
+		if (cpu > c->cpu0)
+			r.cpu_ms = (cpu - c->cpu0) / 1000;
+		s->cpu_mark = cpu;
+		s->cpu_marked = 1;
+	}
+	count_oom_seen(s, kills);
 	if (!killed)
 		session_collect_artifacts(s, &changed, &skipped);
 	r.artifacts = changed ? changed : json_array();
@@ -682,7 +696,10 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
 	c->t0 = mono_ms();
-	c->cpu0 = s->sb.cg != NULL ? cgroup_cpu_usec(s->sb.cg) : 0;
+	/* The first call reads the counter; later ones start where the
+	 * last one ended. */
+	c->cpu0 = s->cpu_marked ? s->cpu_mark : s->sb.cg != NULL ?
+	    cgroup_cpu_usec(s->sb.cg) : 0;
 	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);

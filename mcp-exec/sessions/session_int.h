@@ -55,6 +55,10 @@ struct session {
 	struct pkg_layer	 pkg;		/* pip's layer, if the profile
 						   has packages.install */
 	uint64_t		 oom_counted;	/* kills in the metrics already */
+	/* The cgroup's CPU counter at the end of the last call (usec):
+	 * the next call's start, so each call reads it once. */
+	uint64_t		 cpu_mark;
+	int			 cpu_marked;
 	struct quota_bill	 bill;		/* its sessions quota */
 	/* The driver's command line: preimport names the profile's modules. */
 	const char		*argv[8];
