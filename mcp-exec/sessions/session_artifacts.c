@@ -7,6 +7,9 @@
  * session.c, split for length: both work on session_int.h's state.
  */
 #include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include <linux/magic.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,9 +54,25 @@ keep_changed(struct session *s, const char *incoming, json_t *found)
 }
 
 /*
+ * 1 when the workspace holds nothing at all: its own tmpfs (the usual
+ * case; with a package layer it shares one, and is walked) whose only
+ * inode is its root.  The kernel's count, so code cannot fake it; at
+ * worst a walk happens that was not needed.
+ */
+static int
+workspace_empty(int wsfd)
+{
+	struct statfs	 st;
+
+	return fstatfs(wsfd, &st) == 0 && st.f_type == TMPFS_MAGIC &&
+	    st.f_files > 0 && st.f_files - st.f_ffree == 1;
+}
+
+/*
  * What the call left in the workspace that is new or changed.  Files the
  * session already reported with the same content are not copied again,
- * so a call that makes none costs a directory walk.
+ * so a call that makes none costs a directory walk, and one that leaves
+ * the workspace empty costs one fstatfs.
  */
 void
 session_collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
@@ -65,6 +84,8 @@ session_collect_artifacts(struct session *s, json_t **changed, json_t **skipped)
 
 	*changed = json_array();
 	*skipped = NULL;
+	if (workspace_empty(s->wsfd))
+		return;
 	if (xsnprintf(incoming, sizeof(incoming), "%s/.incoming", s->store) ==
 	    -1 || xsnprintf(uri, sizeof(uri), "stockade://sessions/%s/artifacts/",
 	    s->id) == -1)
