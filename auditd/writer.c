@@ -345,7 +345,7 @@ writer_fail(struct writer *w, struct batch *b)
 	int			 full = (b->err == ENOSPC || b->err == EDQUOT);
 	enum writer_status	 st;
 	struct timeval		 tv;
-	struct batch		*fill;
+	struct batch		*fill, *next;
 	uint64_t		 lost;
 
 	w->fail_action = full ? w->conf.disk_full_action :
@@ -364,10 +364,16 @@ writer_fail(struct writer *w, struct batch *b)
 	fill = w->fill;
 	w->fill = batch_new();
 	unlock(w);
-	lost = b->records + fill->records;
+	lost = fill->records;
+	/* b and the batches after it on the done list: the I/O thread
+	 * hands several back at once when one fdatasync covered them. */
+	for (; b != NULL; b = next) {
+		next = b->next;
+		lost += b->records;
+		fail_batch(b, st);
+	}
 	w->dropped += lost;
 	w->dropped_total += lost;
-	fail_batch(b, st);
 	fail_batch(fill, st);
 	chain_set_head(&w->chain, w->durable_seq, w->durable_hash);
 	if (w->state == W_STOPPING) {
@@ -437,7 +443,8 @@ done_cb(evutil_socket_t fd, short ev, void *arg)
 			batch_done(w, b);
 			continue;
 		}
-		/* Nothing follows a failed batch: the I/O thread stopped. */
+		/* The I/O thread stopped: this batch and any after it
+		 * (covered by the same failed fdatasync) fail together. */
 		writer_fail(w, b);
 		return;
 	}
@@ -571,6 +578,7 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 {
 	struct writer	*w = xcalloc(1, sizeof(*w));
 	struct timeval	 tv;
+	pthread_condattr_t ca;
 
 	w->conf = *conf;
 	w->base = base;
@@ -584,7 +592,12 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	w->fill = batch_new();
 	w->done_tail = &w->done;
 	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
+	/* The I/O thread's timed waits (held batches) are on this clock. */
+	if (pthread_condattr_init(&ca) != 0 ||
+	    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0 ||
+	    pthread_cond_init(&w->cv, &ca) != 0)
+		fatalx("pthread_cond_init");
+	pthread_condattr_destroy(&ca);
 	if ((w->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) == -1)
 		fatal("eventfd");
 	w->commit_ev = event_new(base, -1, 0, commit_cb, w);

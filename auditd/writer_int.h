@@ -119,6 +119,15 @@ struct writer {
 	 */
 	uint64_t		 zero_end;
 	int			 zero_fs;
+	/*
+	 * Batches written but not yet fdatasync'ed, oldest first: none has
+	 * a sender waiting (every record came with sync false, or is the
+	 * daemon's own).  The next batch's fdatasync covers them, or one of
+	 * their own once held_until (CLOCK_MONOTONIC) passes.  The I/O
+	 * thread's.
+	 */
+	struct batch		*held, **held_tail;
+	struct timespec		 held_until;
 };
 
 struct batch	*batch_new(void);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "blobstore.h"
@@ -27,6 +28,13 @@
 #include "util.h"
 #include "writer_int.h"
 
+/*
+ * How long a batch no sender waits on may stay written but not yet
+ * fdatasync'ed, for the next batch's fdatasync to cover it too: one MCP
+ * call's code_execution (sync false) and the next call's
+ * execution_started (sync) then share one.  Its ack said durable:false.
+ */
+#define HOLD_NS		2000000
 #define ZERO_STEP	(1024 * 1024)		/* zeros written at a time */
 #define ZERO_AHEAD	(4 * 1024 * 1024)	/* zeros kept ahead of records */
 
@@ -242,8 +250,98 @@ io_blobs(struct writer *w, struct batch *b)
 	return blobstore_sync(w->conf.log_dir, dir);
 }
 
+/*
+ * A batch whose fdatasync may wait: nobody waits on it, and it needs
+ * nothing done after its sync (a new file, blobs, expired files,
+ * off-host checkpoints).
+ */
+static int
+io_may_hold(const struct batch *b)
+{
+	return b->nitems == 0 && !b->newfile && b->nblobs == 0 &&
+	    b->offhost.len == 0 && json_array_size(b->expired) == 0;
+}
+
+/* Held batches: what the I/O thread has written and not yet synced. */
 static void
-io_write(struct writer *w, struct batch *b)
+io_hold(struct writer *w, struct batch *b)
+{
+	if (w->held == NULL) {
+		w->held_tail = &w->held;
+		clock_gettime(CLOCK_MONOTONIC, &w->held_until);
+		w->held_until.tv_nsec += HOLD_NS;
+		if (w->held_until.tv_nsec >= 1000000000L) {
+			w->held_until.tv_sec++;
+			w->held_until.tv_nsec -= 1000000000L;
+		}
+	}
+	b->next = NULL;
+	*w->held_tail = b;
+	w->held_tail = &b->next;
+}
+
+static int
+io_hold_expired(const struct writer *w)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > w->held_until.tv_sec ||
+	    (now.tv_sec == w->held_until.tv_sec &&
+	    now.tv_nsec >= w->held_until.tv_nsec);
+}
+
+/*
+ * The held batches' own fdatasync, when no batch came to cover them (or
+ * before a new file).  On failure each carries the error: not one of
+ * their records is known to be on disk.
+ */
+static void
+io_sync_held(struct writer *w)
+{
+	struct batch	*b;
+
+	if (w->held == NULL)
+		return;
+	errno = 0;
+	if (w->fd == -1 || fdatasync(w->fd) == -1) {
+		if (w->fd == -1)
+			errno = EBADF;
+		for (b = w->held; b != NULL; b = b->next)
+			io_fail(w, b, "fdatasync");
+	}
+}
+
+/* Locked: the held batches, then b (if any), to the loop, in order. */
+static void
+io_release(struct writer *w, struct batch *b)
+{
+	struct batch	*h, *next;
+
+	for (h = w->held; h != NULL; h = next) {
+		next = h->next;
+		/* Written with b's data: not durable if b's sync failed. */
+		if (b != NULL && b->err != 0 && h->err == 0) {
+			h->err = b->err;
+			h->what = b->what;
+		}
+		h->next = NULL;
+		*w->done_tail = h;
+		w->done_tail = &h->next;
+		if (h->err != 0)
+			w->io_failed = 1;
+	}
+	w->held = NULL;
+	if (b != NULL) {
+		*w->done_tail = b;
+		w->done_tail = &b->next;
+		if (b->err != 0)
+			w->io_failed = 1;
+	}
+}
+
+static void
+io_write(struct writer *w, struct batch *b, int hold)
 {
 	int	 saved;
 
@@ -282,6 +380,13 @@ io_write(struct writer *w, struct batch *b)
 		io_fail(w, b, "write");
 		return;
 	}
+	if (hold) {
+		/* On disk with the next batch's fdatasync, or the timer's. */
+		w->fd_size += b->data.len;
+		if (w->zero_end < w->fd_size)
+			w->zero_end = w->fd_size;
+		return;
+	}
 	if (fdatasync(w->fd) == -1) {
 		io_fail(w, b, "fdatasync");
 		return;
@@ -311,11 +416,29 @@ writer_io_main(void *arg)
 	uint64_t	 one = 1;
 	int		 more = 0;
 
+	int		 hold;
+
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->quit && (w->io_failed || w->fill->records == 0 ||
 		    (!more && !w->kicked))) {
 			more = 0;
+			/* Held batches: synced when their time is up, unless
+			 * a batch comes first. */
+			if (w->held != NULL) {
+				if (pthread_cond_timedwait(&w->cv, &w->mu,
+				    &w->held_until) != ETIMEDOUT &&
+				    !io_hold_expired(w))
+					continue;
+				pthread_mutex_unlock(&w->mu);
+				io_sync_held(w);
+				pthread_mutex_lock(&w->mu);
+				io_release(w, NULL);
+				if (write(w->efd, &one, sizeof(one)) !=
+				    sizeof(one))
+					fatal("eventfd write");
+				continue;
+			}
 			/* Idle: zeros ahead, a step at a time, so a batch
 			 * that comes meanwhile waits for one step at most. */
 			if (!w->io_failed && w->fill->records == 0 &&
@@ -334,17 +457,31 @@ writer_io_main(void *arg)
 		w->kicked = 0;
 		pthread_mutex_unlock(&w->mu);
 
-		io_write(w, b);
+		hold = io_may_hold(b) && (w->held == NULL ||
+		    !io_hold_expired(w));
+		/* A new file: the old one's records are synced first. */
+		if (b->newfile)
+			io_sync_held(w);
+		if (w->held != NULL && w->held->err != 0) {
+			b->err = w->held->err;
+			b->what = w->held->what;
+		} else
+			io_write(w, b, hold);
 
 		pthread_mutex_lock(&w->mu);
-		*w->done_tail = b;
-		w->done_tail = &b->next;
-		if (b->err != 0)
-			w->io_failed = 1;
+		if (hold && b->err == 0)
+			io_hold(w, b);
+		else
+			io_release(w, b);
 		if (write(w->efd, &one, sizeof(one)) != sizeof(one))
 			fatal("eventfd write");
 		more = 1;
 	}
+	/* Stopping: what is held goes to disk before the file is sealed. */
+	pthread_mutex_unlock(&w->mu);
+	io_sync_held(w);
+	pthread_mutex_lock(&w->mu);
+	io_release(w, NULL);
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
