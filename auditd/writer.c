@@ -719,7 +719,7 @@ writer_status_json(const struct writer *w)
 	hex_encode(w->chain.hash, SHA256_LEN, head);
 	hex_encode(w->durable_hash, SHA256_LEN, dur);
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:s, "
-	    "s:I, s:I, s:I, s:I, s:I}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "state", names[w->state], "chain_id", w->chain_id,
 	    "active_file", w->active,
 	    "seq", (json_int_t)w->chain.seq, "hash", head,
@@ -728,6 +728,8 @@ writer_status_json(const struct writer *w)
 	    "checkpoint_seq", (json_int_t)w->cp_seq, "checkpoint_ts", w->cp_ts,
 	    "dropped_total", (json_int_t)w->dropped_total,
 	    "batches", (json_int_t)w->stat_batches,
+	    "syncs", (json_int_t)__atomic_load_n(&w->stat_syncs,
+	    __ATOMIC_RELAXED),
 	    "records", (json_int_t)w->stat_records,
 	    "bytes", (json_int_t)w->stat_bytes,
 	    "max_batch", (json_int_t)w->stat_max_batch);

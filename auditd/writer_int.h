@@ -128,6 +128,7 @@ struct writer {
 	 */
 	struct batch		*held, **held_tail;
 	struct timespec		 held_until;
+	uint64_t		 stat_syncs;	/* records' fdatasyncs (atomic) */
 };
 
 struct batch	*batch_new(void);

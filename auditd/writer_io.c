@@ -309,7 +309,9 @@ io_sync_held(struct writer *w)
 			errno = EBADF;
 		for (b = w->held; b != NULL; b = b->next)
 			io_fail(w, b, "fdatasync");
+		return;
 	}
+	__atomic_add_fetch(&w->stat_syncs, 1, __ATOMIC_RELAXED);
 }
 
 /* Locked: the held batches, then b (if any), to the loop, in order. */
@@ -391,6 +393,7 @@ io_write(struct writer *w, struct batch *b, int hold)
 		io_fail(w, b, "fdatasync");
 		return;
 	}
+	__atomic_add_fetch(&w->stat_syncs, 1, __ATOMIC_RELAXED);
 	w->fd_size += b->data.len;
 	if (w->zero_end < w->fd_size)
 		w->zero_end = w->fd_size;
