@@ -379,6 +379,11 @@ rule_match(const struct pattern_rule *r, const char *code, size_t len,
 	}
 }
 
+/* The scanning thread's match state, made at its first scan. */
+static __thread pcre2_match_data	*scan_md;
+static __thread pcre2_match_context	*scan_mctx;
+static __thread pcre2_jit_stack		*scan_js;
+
 int
 patterns_scan(const struct patterns *p, const char *code, size_t len,
     json_t **hits)
@@ -403,21 +408,32 @@ patterns_scan(const struct patterns *p, const char *code, size_t len,
 	if (code == NULL)
 		code = "";
 	/*
-	 * Per scan, not per set: a match context with a JIT stack assigned
-	 * is written during the match, and the set stays shareable.
+	 * Per thread, not per set: a match context with a JIT stack
+	 * assigned is written during the match, and the set stays
+	 * shareable.  Kept from scan to scan: the JIT stack is a 1 MiB
+	 * mapping, made and unmapped at every call before.
 	 */
-	if ((md = pcre2_match_data_create(1, NULL)) == NULL ||
-	    (mctx = pcre2_match_context_create(NULL)) == NULL ||
-	    (js = pcre2_jit_stack_create(PATTERNS_JIT_STACK_MIN,
-	    PATTERNS_JIT_STACK_MAX, NULL)) == NULL) {
-		scan_error(*hits, NULL, "out of memory");
-		verdict = -1;
-		goto out;
+	if (scan_md == NULL) {
+		if ((md = pcre2_match_data_create(1, NULL)) == NULL ||
+		    (mctx = pcre2_match_context_create(NULL)) == NULL ||
+		    (js = pcre2_jit_stack_create(PATTERNS_JIT_STACK_MIN,
+		    PATTERNS_JIT_STACK_MAX, NULL)) == NULL) {
+			pcre2_jit_stack_free(js);
+			pcre2_match_context_free(mctx);
+			pcre2_match_data_free(md);
+			scan_error(*hits, NULL, "out of memory");
+			return -1;
+		}
+		pcre2_set_match_limit(mctx, PATTERNS_MATCH_LIMIT);
+		pcre2_set_depth_limit(mctx, PATTERNS_DEPTH_LIMIT);
+		pcre2_set_heap_limit(mctx, PATTERNS_HEAP_KIB);
+		pcre2_jit_stack_assign(mctx, NULL, js);
+		scan_md = md;
+		scan_mctx = mctx;
+		scan_js = js;
 	}
-	pcre2_set_match_limit(mctx, PATTERNS_MATCH_LIMIT);
-	pcre2_set_depth_limit(mctx, PATTERNS_DEPTH_LIMIT);
-	pcre2_set_heap_limit(mctx, PATTERNS_HEAP_KIB);
-	pcre2_jit_stack_assign(mctx, NULL, js);
+	md = scan_md;
+	mctx = scan_mctx;
 
 	deadline = mono_ms() + PATTERNS_SCAN_MS;
 	for (i = 0; i < p->nrules; i++) {
@@ -445,9 +461,5 @@ patterns_scan(const struct patterns *p, const char *code, size_t len,
 		if (r->action == ACTION_DENY && verdict == 0)
 			verdict = 1;
 	}
-out:
-	pcre2_jit_stack_free(js);
-	pcre2_match_context_free(mctx);
-	pcre2_match_data_free(md);
 	return verdict;
 }
