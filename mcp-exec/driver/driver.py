@@ -79,7 +79,10 @@ class Reader:
 
 
 def send_frame(sock, obj):
-    body = json.dumps(obj).encode()
+    send_body(sock, json.dumps(obj).encode())
+
+
+def send_body(sock, body):
     sock.sendall(HEADER.pack(len(body)) + body)
 
 
@@ -256,15 +259,18 @@ def run(code, namespace):
 
 
 def done_message(msg_id, status, code):
-    """The done message, dropping results from the end until it fits."""
+    """The done message, encoded (once, for the common case), dropping
+    results from the end until it fits."""
     out = {"op": "done", "id": msg_id, "status": status, "exit_code": code,
            "results": results.items}
     if results.truncated:
         out["results_truncated"] = True
-    while len(json.dumps(out).encode()) > DONE_MAX and out["results"]:
+    body = json.dumps(out).encode()
+    while len(body) > DONE_MAX and out["results"]:
         out["results"] = out["results"][:-1]
         out["results_truncated"] = True
-    return out
+        body = json.dumps(out).encode()
+    return body
 
 
 def attach(out_fd, err_fd):
@@ -385,7 +391,7 @@ def main():
         attach(fds[0], fds[1])
         status, code = run(str(msg.get("code", "")), namespace)
         detach(devnull)
-        send_frame(sock, done_message(msg.get("id"), status, code))
+        send_body(sock, done_message(msg.get("id"), status, code))
 
 
 if __name__ == "__main__":
