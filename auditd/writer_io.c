@@ -1,7 +1,8 @@
 /*
  * The writer's I/O thread: takes the filling batch as soon as the previous
  * one is on disk, so the disk never waits for the event loop.  One write
- * and one fdatasync per batch.  A failed write is cut back so no partial
+ * and one fdatasync per batch, but for a batch nobody waits on, whose
+ * fdatasync may wait up to HOLD_NS for the next batch's.  A failed write is cut back so no partial
  * line remains; a failed fdatasync is never retried on the same descriptor
  * (Linux clears the error and a retry would falsely succeed): the file is
  * closed and the thread stops until the loop thread has re-read the head
@@ -417,9 +418,7 @@ writer_io_main(void *arg)
 	struct writer	*w = arg;
 	struct batch	*b;
 	uint64_t	 one = 1;
-	int		 more = 0;
-
-	int		 hold;
+	int		 more = 0, hold;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
