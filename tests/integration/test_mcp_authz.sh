@@ -256,8 +256,13 @@ print("  the next day: cpu reset; artifact_bytes_per_day reached")
 open(clock + ".sid", "w").write(sid)
 EOF
 
-# stockade status: usage against quotas per principal and group.
-out=$("$STOCKADE" status --mcp-state "$T/mx-state" 2>&1 || true)
+# stockade status: usage against quotas per principal and group, as of
+# at most 200 ms after the last call (sessions/persist.c).
+for _ in $(seq 1 20); do
+	out=$("$STOCKADE" status --mcp-state "$T/mx-state" 2>&1 || true)
+	echo "$out" | grep -Eq "artifact_bytes_per_day +200 / 100 .*AT LIMIT" && break
+	sleep 0.1
+done
 echo "$out" | grep -q "quota          principal:user:bob" || fail "status: no bob: $out"
 echo "$out" | grep -Eq "artifact_bytes_per_day +200 / 100 .*AT LIMIT" || fail "status: $out"
 echo "$out" | grep -q "group:analysts" || fail "status: no group: $out"
