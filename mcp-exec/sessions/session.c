@@ -400,10 +400,12 @@ call_finish(struct call *c)
 	r.exit_code = killed ? 128 + SIGKILL : c->exit_code;
 	r.duration_ms = mono_ms() - c->t0;
 	/* A counter that went back (processes gone from /proc) adds 0.
-	 * Read once a call: its value now is the next call's start, so
-	 * what background processes use between calls is billed to the
-	 * next one (it is the session's either way). */
-	if (s->sb.cg != NULL) {
+	 * Read once a call, and only for a quota: its value now is the
+	 * next billed call's start, so what background processes use
+	 * between calls is billed to the next one (it is the session's
+	 * either way).  An unbilled call leaves no mark. */
+	s->cpu_marked = 0;
+	if (s->sb.cg != NULL && c->hooks.cpu) {
 		cpu = cgroup_cpu_usec(s->sb.cg);
 		if (cpu > c->cpu0)
 			r.cpu_ms = (cpu - c->cpu0) / 1000;
@@ -696,10 +698,10 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
 	c->t0 = mono_ms();
-	/* The first call reads the counter; later ones start where the
-	 * last one ended. */
-	c->cpu0 = s->cpu_marked ? s->cpu_mark : s->sb.cg != NULL ?
-	    cgroup_cpu_usec(s->sb.cg) : 0;
+	/* A billed call starts where the last billed one ended, or reads
+	 * the counter; an unbilled one reads nothing. */
+	c->cpu0 = !hooks->cpu || s->sb.cg == NULL ? 0 : s->cpu_marked ?
+	    s->cpu_mark : cgroup_cpu_usec(s->sb.cg);
 	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);

@@ -60,7 +60,7 @@ struct call_result {
 	int		 crash_status;	/* 128 + signal, or its exit status */
 	const char	*why;		/* session_gone: a sentence on why */
 	uint64_t	 duration_ms;
-	uint64_t	 cpu_ms;	/* the sandbox's CPU time this call */
+	uint64_t	 cpu_ms;	/* the sandbox's CPU this call (hooks.cpu) */
 	json_t		*artifacts;	/* new or changed this call (borrowed) */
 	json_t		*skipped;	/* borrowed, may be NULL */
 	json_t		*results;	/* [{type, text, ...}] (borrowed) */
@@ -77,6 +77,9 @@ struct call_hooks {
 	/* Exactly once, when the call is over. */
 	void	(*done)(void *arg, const struct call_result *);
 	void	 *arg;
+	/* 1: measure the sandbox's CPU (cpu_ms) for a quota; 0: cpu_ms is
+	 * 0 and no counter is read (on v1 without cpuacct, a /proc walk). */
+	int	  cpu;
 };
 
 /*

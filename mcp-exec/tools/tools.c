@@ -492,6 +492,8 @@ py_started(void *arg, int audited, const char *audit_err)
 		hooks.progress = py_progress;
 		hooks.done = py_done;
 		hooks.arg = pc;
+		/* Only a quota bills CPU: without one no counter is read. */
+		hooks.cpu = pc->billed && pc->bill.n > 0;
 		pc->call = session_exec(s, pc->code, pc->code_len,
 		    pc->timeout_ms, &hooks, err, sizeof(err));
 		free(pc->code);
