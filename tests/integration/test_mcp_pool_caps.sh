@@ -74,9 +74,9 @@ def cgroup_of(pid):
         return ""	# gone meanwhile (the machine is shared)
 pids = [p for p in os.listdir("/proc") if p.isdigit() and "stockade-" + dead in cgroup_of(p)]
 assert pids, "no process in the pooled sandbox's cgroup"
+m0 = metrics()		# before the kill: the loop may count it at once
 for p in pids:
     os.kill(int(p), signal.SIGKILL)
-m0 = metrics()
 for _ in range(300):
     if dead not in sandboxes() and metrics()["stockade_pool_ready"] == 1:
         break
