@@ -19,6 +19,7 @@
 #include "usage.h"
 #include "ops/status.h"
 #include "preflight.h"
+#include "protocol/listen.h"
 #include "protocol/task.h"
 #include "reload.h"
 #include "run.h"
@@ -34,6 +35,9 @@
 #include "util.h"
 #include "version.h"
 
+/* How long the loop runs on at a stop so closing results go out. */
+#define LISTEN_FLUSH_US	200000
+
 static void
 reap_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -44,12 +48,15 @@ static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct server	*srv = arg;
+	struct timeval	 flush = { 0, LISTEN_FLUSH_US };
 
 	log_info("%s: stopping", strsignal((int)sig));
 	srv->stopping = 1;
 	pool_free(srv);
 	sessions_close_all(srv, "mcp-exec stopped");
-	event_base_loopexit(srv->base, NULL);
+	/* Open subscriptions get their closing result, and a moment for
+	 * it to reach the client before the streams are torn down. */
+	event_base_loopexit(srv->base, listen_shutdown() > 0 ? &flush : NULL);
 }
 
 /* A hangup reloads the rules; sessions keep going with their own profile. */
@@ -220,6 +227,7 @@ cmd_serve(int argc, char *argv[])
 	}
 	srv.stopping = 1;
 	pool_free(&srv);
+	(void)listen_shutdown();
 	task_shutdown();
 	sessions_close_all(&srv, "mcp-exec stopped");
 	if (http == NULL)

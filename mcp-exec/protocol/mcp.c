@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "era.h"
+#include "listen.h"
 #include "log.h"
 #include "mcp.h"
 #include "task.h"
@@ -77,6 +78,7 @@ void
 mcp_conn_detach(struct mcp_conn *c)
 {
 	c->transport = NULL;
+	listen_conn_gone(c);
 	mcp_conn_unref(c);
 }
 
@@ -386,6 +388,8 @@ mcp_cancel(struct mcp_conn *c, const json_t *rid)
 {
 	struct inflight	*f;
 
+	if (listen_cancel(c, rid))
+		return;
 	/* Unknown ids are ignored: the call may have just finished. */
 	LIST_FOREACH(f, &c->inflight, entry) {
 		if (rid != NULL && json_equal(f->id, rid) && !f->rq.cancelled) {
@@ -467,8 +471,8 @@ m_resources_read(struct mcp_conn *c, const json_t *id, const json_t *params,
 	resources_read(&f->rq, params);
 }
 
-/* 2026-07-28 removed initialize, ping and logging/setLevel; no
- * subscriptions/listen: our lists never change while we run. */
+/* 2026-07-28 removed initialize, ping and logging/setLevel, and has
+ * subscriptions/listen (listen.c: task notifications only). */
 static const struct method methods[] = {
 	{ "initialize", 0, 1, LEGACY, m_initialize },
 	{ "notifications/initialized", 1, 1, LEGACY, m_initialized },
@@ -488,6 +492,7 @@ static const struct method methods[] = {
 	{ "tasks/result", 0, 0, LEGACY, task_m_result },
 	{ "tasks/list", 0, 0, LEGACY, task_m_list },
 	{ "tasks/update", 0, 0, MODERN, task_m_update },
+	{ "subscriptions/listen", 0, 0, MODERN, listen_m_listen },
 };
 
 /* ------------------------------------------------------------ dispatch */

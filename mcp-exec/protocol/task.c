@@ -15,6 +15,7 @@
 #include <event2/event.h>
 
 #include "era.h"
+#include "listen.h"
 #include "log.h"
 #include "task.h"
 #include "task_store.h"
@@ -155,6 +156,8 @@ static void
 run_end(struct task_run *run, enum task_status st, json_t *result,
     json_t *error, const char *msg)
 {
+	enum task_status	 was;
+
 	/* mcp-exec stops, and stops the calls: that is not how the task
 	 * ended.  It stays working on disk; the next start fails it. */
 	if (run->rec != NULL && tasks.srv->stopping) {
@@ -162,11 +165,14 @@ run_end(struct task_run *run, enum task_status st, json_t *result,
 		run->rec = NULL;
 	}
 	if (run->rec != NULL) {
+		was = run->rec->status;
 		if (task_store_finish(&tasks.store, run->rec, st, result, error,
 		    msg, task_now_ms()) == -1 && run->rec->status == st)
 			log_warnx("task %s: its end was not stored",
 			    run->rec->id);
 		run->rec->run = NULL;
+		if (run->rec->status != was)
+			listen_task_changed(run->rec);
 	} else {
 		json_decref(result);
 		json_decref(error);
@@ -231,11 +237,14 @@ static const struct tool_port task_port = {
 static void
 run_stop(struct task_run *run, enum task_status st, const char *msg)
 {
-	if (run->rec != NULL && run->rec->status == TASK_WORKING &&
-	    task_store_finish(&tasks.store, run->rec, st, NULL, NULL, msg,
-	    task_now_ms()) == -1)
-		log_warnx("task %s: its cancellation was not stored",
-		    run->rec->id);
+	if (run->rec != NULL && run->rec->status == TASK_WORKING) {
+		if (task_store_finish(&tasks.store, run->rec, st, NULL, NULL,
+		    msg, task_now_ms()) == -1)
+			log_warnx("task %s: its cancellation was not stored",
+			    run->rec->id);
+		if (run->rec->status != TASK_WORKING)
+			listen_task_changed(run->rec);
+	}
 	wake(run);
 	/* May end the request at once (port_drop frees run). */
 	tool_cancel(&run->rq);
@@ -512,6 +521,19 @@ task_m_update(struct mcp_conn *c, const json_t *id, const json_t *params,
 	/* Our tools never ask for input: nothing outstanding to answer. */
 	if (lookup(c, id, params, r) != NULL)
 		answer(c, id, json_object(), 1);
+}
+
+struct task_rec *
+task_find_own(const char *principal, const char *id)
+{
+	return tasks.open && id != NULL ? task_store_find(&tasks.store,
+	    principal, id, task_now_ms()) : NULL;
+}
+
+json_t *
+task_detail(const struct task_rec *t)
+{
+	return task_view(t, 1);
 }
 
 /* ------------------------------------------------------------ advertising */

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "mcp.h"
+#include "task_store.h"
 
 #define TASK_EXTENSION		"io.modelcontextprotocol/tasks"
 #define TASK_RELATED		"io.modelcontextprotocol/related-task"
@@ -40,6 +41,11 @@ void	 task_m_cancel(struct mcp_conn *, const json_t *id,
 	    const json_t *params, const struct era_req *);
 void	 task_m_update(struct mcp_conn *, const json_t *id,
 	    const json_t *params, const struct era_req *);
+
+/* For subscriptions/listen (listen.c): the principal's own live task,
+ * and a task as tasks/get and notifications/tasks show it (new ref). */
+struct task_rec	*task_find_own(const char *principal, const char *id);
+json_t	*task_detail(const struct task_rec *);
 
 /* 2025-11-25: initialize's tasks capability (new reference), and
  * execution.taskSupport on the tools that may run as tasks (in place). */

@@ -70,6 +70,9 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.tasks.max_ttl_ms = 3600000;
 	c->server.tasks.max_total = 256;
 	c->server.tasks.max_per_principal = 32;
+	c->server.listen.max_total = 64;
+	c->server.listen.max_per_principal = 4;
+	c->server.listen.max_lifetime_s = 3600;
 }
 
 static void
@@ -134,7 +137,7 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
 	    "allowed_origins", "netguard_socket", "http",
-	    "metrics_name_principals", "tasks", NULL };
+	    "metrics_name_principals", "tasks", "listen", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", "pool_memory",
 	    NULL };
@@ -143,6 +146,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "unused_session_timeout_s", NULL };
 	static const char *const tkeys[] = { "max_ttl_ms", "max_total",
 	    "max_per_principal", NULL };
+	static const char *const lkeys[] = { "max_total",
+	    "max_per_principal", "max_lifetime_s", NULL };
 	json_t		*sub;
 	const char	*str;
 	uint64_t	 u;
@@ -209,6 +214,21 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 			conf_error(ctx, sub, "tasks: max_per_principal (%u) "
 			    "above max_total (%u)", s->tasks.max_per_principal,
 			    s->tasks.max_total);
+	}
+	if (conf_get_object(ctx, o, "listen", &sub) == 1) {
+		conf_check_keys(ctx, sub, lkeys);
+		if (conf_get_int(ctx, sub, "max_total", 1, 10000, &i) == 1)
+			s->listen.max_total = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
+		    &i) == 1)
+			s->listen.max_per_principal = (unsigned)i;
+		if (conf_get_int(ctx, sub, "max_lifetime_s", 1, 86400,
+		    &i) == 1)
+			s->listen.max_lifetime_s = (unsigned)i;
+		if (s->listen.max_per_principal > s->listen.max_total)
+			conf_error(ctx, sub, "listen: max_per_principal (%u) "
+			    "above max_total (%u)", s->listen.max_per_principal,
+			    s->listen.max_total);
 	}
 	if (conf_get_object(ctx, o, "http", &sub) == 1) {
 		conf_check_keys(ctx, sub, hkeys);

@@ -65,6 +65,13 @@ struct server_conf {
 		unsigned	max_total;
 		unsigned	max_per_principal;
 	}		tasks;
+	/* 2026-07-28 subscriptions/listen streams (protocol/listen.c):
+	 * how many may be open, and for how long at most. */
+	struct {
+		unsigned	max_total;
+		unsigned	max_per_principal;
+		unsigned	max_lifetime_s;
+	}		listen;
 	/* --http: browser Origins accepted besides the loopback ones. */
 	char		allowed_origins[ORIGINS_MAX][ORIGIN_MAX];
 	unsigned	norigins;

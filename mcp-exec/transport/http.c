@@ -293,6 +293,14 @@ http_post_request(struct http_sess *s, struct evhttp_request *req,
 		    "already in use in this MCP session");
 		return;
 	}
+	/* Its reply is a stream that stays open: JSON has no room for it. */
+	if (!sse && strcmp(json_string_value(json_object_get(msg, "method")),
+	    "subscriptions/listen") == 0) {
+		http_reply_error(req, 406, RPC_SERVER_ERROR, "subscriptions/"
+		    "listen answers with an SSE stream: Accept must list "
+		    "text/event-stream");
+		return;
+	}
 	c = http_call_new(s, req, msg, sse);
 	c->initialize = initialize;
 	s->current = c;

@@ -16,6 +16,7 @@
 
 #include "http_int.h"
 #include "log.h"
+#include "protocol/listen.h"
 #include "util.h"
 
 struct http_call *
@@ -122,9 +123,29 @@ stream_end(struct evhttp_request *req)
 	evhttp_send_reply_end(req);
 }
 
+/*
+ * A subscriptions/listen stream the client does not read: its
+ * notifications would pile up, so it ends (no closing result: the client
+ * sees an abrupt end and may listen again) and its listener with it.
+ */
+static void
+call_drop_listener(struct http_call *c)
+{
+	struct http_sess	*s = c->sess;
+	json_t			*id = json_incref(c->id);
+
+	log_warnx("http: a subscriptions/listen stream of %s has more than "
+	    "%d bytes unread: closed", s->conn->principal,
+	    HTTP_STREAM_BACKLOG_MAX);
+	http_call_abort(c, 204, "too slow");
+	mcp_cancel(s->conn, id);
+	json_decref(id);
+	http_sess_settle(s);
+}
+
 /* A notification for the call's SSE stream; JSON replies have no room. */
 static void
-call_push(struct http_call *c, const json_t *msg)
+call_push(struct http_call *c, const json_t *msg, int listener)
 {
 	struct evbuffer	*b;
 
@@ -135,10 +156,14 @@ call_push(struct http_call *c, const json_t *msg)
 			sse_event(c->early, msg);
 		return;
 	}
-	/* A client that does not read loses notifications, not our memory. */
+	/* A client that does not read loses notifications, not our memory;
+	 * a listener, whose notifications are all it is for, its stream. */
 	if (evbuffer_get_length(bufferevent_get_output(req_bufferevent(
-	    c->req))) > HTTP_STREAM_BACKLOG_MAX)
+	    c->req))) > HTTP_STREAM_BACKLOG_MAX) {
+		if (listener)
+			call_drop_listener(c);
 		return;
+	}
 	if ((b = evbuffer_new()) == NULL)
 		fatalx("evbuffer_new");
 	sse_event(b, msg);
@@ -299,16 +324,25 @@ http_send(void *arg, json_t *msg)
 	struct http_sess	*s = arg;
 	struct http_call	*c = NULL;
 	const char		*method;
-	const json_t		*id;
+	const json_t		*id, *sub;
 
 	method = json_string_value(json_object_get(msg, "method"));
+	/* 2026-07-28: a subscription's notifications go on its stream, the
+	 * listen request's (its id is the subscription's). */
+	sub = json_object_get(json_object_get(json_object_get(msg, "params"),
+	    "_meta"), LISTEN_SUB_ID);
+	if (method != NULL && sub != NULL) {
+		if ((c = http_call_by_id(s, sub)) != NULL)
+			call_push(c, msg, 1);
+		goto out;
+	}
 	if (method != NULL && strcmp(method, "notifications/progress") == 0)
 		c = call_by_token(s, json_object_get(json_object_get(msg,
 		    "params"), "progressToken"));
 	else if (method != NULL && strcmp(method, "notifications/message") == 0)
 		c = call_for_log(s);
 	if (c != NULL)
-		call_push(c, msg);
+		call_push(c, msg, 0);
 	if (method != NULL)
 		goto out;
 	/* An error without an id answers the message being dispatched. */

@@ -16,6 +16,7 @@
 #include <event2/bufferevent.h>
 
 #include "log.h"
+#include "protocol/listen.h"
 #include "protocol/mcp.h"
 #include "sessions/session.h"
 #include "stdio.h"
@@ -30,14 +31,53 @@ struct stdio_tr {
 
 static struct stdio_tr	*stdio_live;	/* until stdin ends or we stop */
 
+/* Unwritten stdout past which a subscription's notifications stop. */
+#define STDIO_LISTEN_BACKLOG_MAX	(4 * 1024 * 1024)
+
+/*
+ * A client that does not read stdout would have every task notification
+ * queued: past the cap the subscription ends as the spec ends one on
+ * stdio, with notifications/cancelled naming the listen request.  True
+ * when msg was that notification (then dropped).
+ */
+static int
+stdio_listener_slow(struct stdio_tr *t, const json_t *msg)
+{
+	const json_t	*sub;
+	json_t		*end;
+	char		*s;
+
+	sub = json_object_get(json_object_get(json_object_get(msg, "params"),
+	    "_meta"), LISTEN_SUB_ID);
+	if (sub == NULL || t->out == NULL || json_object_get(msg,
+	    "method") == NULL || evbuffer_get_length(bufferevent_get_output(
+	    t->out)) <= STDIO_LISTEN_BACKLOG_MAX)
+		return 0;
+	log_warnx("stdio: more than %d bytes unread on stdout: a "
+	    "subscriptions/listen ends", STDIO_LISTEN_BACKLOG_MAX);
+	end = json_pack("{s:s, s:s, s:{s:O, s:s}}", "jsonrpc", "2.0",
+	    "method", "notifications/cancelled", "params", "requestId", sub,
+	    "reason", "the client does not read its notifications");
+	if (end != NULL && (s = json_dumps(end, JSON_COMPACT)) != NULL) {
+		bufferevent_write(t->out, s, strlen(s));
+		bufferevent_write(t->out, "\n", 1);
+		free(s);
+	}
+	json_decref(end);
+	mcp_cancel(t->conn, sub);
+	return 1;
+}
+
 static void
 stdio_send(void *arg, json_t *msg)
 {
 	struct stdio_tr	*t = arg;
 	char		*s;
 
+	if (stdio_listener_slow(t, msg))
+		s = NULL;
 	/* Compact JSON escapes newlines: one message, one line. */
-	if ((s = json_dumps(msg, JSON_COMPACT)) != NULL) {
+	else if ((s = json_dumps(msg, JSON_COMPACT)) != NULL) {
 		if (t->out == NULL) {
 			if (write_all(STDOUT_FILENO, s, strlen(s)) == -1 ||
 			    write_all(STDOUT_FILENO, "\n", 1) == -1)
