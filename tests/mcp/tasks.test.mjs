@@ -29,16 +29,20 @@ class Stdio {
     this.state = state;
     this.id = 1;
     this.waiting = new Map();
+    this.seen = [];	// every message, for waitFor
+    this.watchers = [];
     this.proc = spawn(env.mcpExec, ["--stdio", "--rules", rules, "--state-dir", state], {
       stdio: ["pipe", "pipe", env.stderr ? openSync(env.stderr, "a") : "inherit"],
     });
     this.exited = new Promise((r) => this.proc.on("exit", (code, sig) => r(code ?? sig)));
     createInterface({ input: this.proc.stdout }).on("line", (l) => {
       const m = JSON.parse(l);
-      if (m.id !== undefined && this.waiting.has(m.id)) {
+      if (m.id !== undefined && m.method === undefined && this.waiting.has(m.id)) {
         this.waiting.get(m.id)(m);
         this.waiting.delete(m.id);
       }
+      this.seen.push(m);
+      for (const w of this.watchers.splice(0)) w();
     });
   }
   // Requests may be outstanding together (tasks/result blocks).
@@ -47,6 +51,19 @@ class Stdio {
     const p = new Promise((r) => this.waiting.set(id, r));
     this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
     return p;
+  }
+  send(msg) {
+    this.proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n");
+  }
+  // The first message (seen already or to come) that pred takes.
+  async waitFor(pred, what, ms = 10000) {
+    const end = Date.now() + ms;
+    for (;;) {
+      const m = this.seen.find(pred);
+      if (m) return m;
+      if (Date.now() > end) assert.fail(`stdio: no ${what}`);
+      await new Promise((r) => { this.watchers.push(r); setTimeout(r, 100); });
+    }
   }
   async init() {
     const r = await this.rpc("initialize", { protocolVersion: "2025-11-25", capabilities: {},
@@ -363,4 +380,154 @@ test("HTTP 2026-07-28: a task outlives its request; another principal cannot see
     const r = await post(m, { taskId: id, inputResponses: {}, _meta: meta() }, http.tokenB);
     assert.deepEqual(r.msg.error, unknown.msg.error, m);
   }
+});
+
+// ------------------------------------------------------------ subscriptions/listen
+
+const SUB = "io.modelcontextprotocol/subscriptionId";
+const subOf = (m) => (m.params ?? m.result)?._meta?.[SUB];
+
+// A subscriptions/listen POST read as its SSE stream comes: msgs fills
+// as events arrive; next(pred) waits for one; close() is the client's
+// cancel (the stream closing); done resolves when the server ends it.
+async function listenHttp(notifications, { token = http.tokenA, id = "sub-1", m = meta(),
+  accept = "application/json, text/event-stream" } = {}) {
+  const ac = new AbortController();
+  const res = await fetch(http.url, { method: "POST", signal: ac.signal, headers: {
+    "Content-Type": "application/json", Accept: accept, Authorization: `Bearer ${token}`,
+    "MCP-Protocol-Version": MODERN, "Mcp-Method": "subscriptions/listen" },
+    body: JSON.stringify({ jsonrpc: "2.0", id, method: "subscriptions/listen",
+      params: { notifications, _meta: m } }) });
+  const l = { status: res.status, msgs: [], watchers: [], close: () => ac.abort() };
+  const wake = () => { for (const w of l.watchers.splice(0)) w(); };
+  if (!res.headers.get("content-type")?.startsWith("text/event-stream")) {
+    l.msgs.push(JSON.parse(await res.text()));
+    l.done = Promise.resolve();
+  } else {
+    l.done = (async () => {
+      const dec = new TextDecoder();
+      let buf = "";
+      try {
+        for await (const chunk of res.body) {
+          buf += dec.decode(chunk, { stream: true });
+          let i;
+          while ((i = buf.indexOf("\n\n")) >= 0) {
+            const ev = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const data = ev.split("\n").find((x) => x.startsWith("data: "));
+            if (data) l.msgs.push(JSON.parse(data.slice(6)));
+            wake();
+          }
+        }
+      } catch (e) {
+        if (e.name !== "AbortError") throw e;
+      }
+      l.ended = true;
+      wake();
+    })();
+  }
+  l.next = async (pred, what, ms = 10000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const x = l.msgs.find(pred);
+      if (x) return x;
+      if (l.ended || Date.now() > end) assert.fail(`listen: no ${what}; got ${JSON.stringify(l.msgs)}`);
+      await new Promise((r) => { l.watchers.push(r); setTimeout(r, 100); });
+    }
+  };
+  return l;
+}
+
+const QUICK = { name: "run_command", arguments: { command: "python-version", args: ["--version"] } };
+
+test("HTTP 2026-07-28: a listener hears its own tasks complete and get cancelled, never another's", async () => {
+  const mine = (await post("tools/call", { ...QUICK, _meta: meta() })).msg.result.taskId;
+  const loop = (await post("tools/call", { name: "execute_python", arguments: { code: LOOP },
+    _meta: meta() })).msg.result.taskId;
+  const theirs = (await post("tools/call", { ...QUICK, _meta: meta() }, http.tokenB)).msg.result.taskId;
+  assert.ok(mine && loop && theirs);
+
+  const l = await listenHttp({ taskIds: [mine, loop, theirs, "0".repeat(32)], toolsListChanged: true });
+  assert.equal(l.status, 200);
+  const ack = await l.next((x) => x.method === "notifications/subscriptions/acknowledged", "ack");
+  assert.equal(l.msgs[0], ack, "the acknowledgement comes first");
+  assert.equal(subOf(ack), "sub-1");
+  // Only the caller's own live tasks; list kinds are not served: omitted.
+  assert.deepEqual(ack.params.notifications, { taskIds: [mine, loop] });
+  const done = await l.next((x) => x.method === "notifications/tasks" && x.params.taskId === mine, "completion");
+  assert.equal(subOf(done), "sub-1");
+  assert.equal(done.params.status, "completed");
+  assert.match(done.params.result.structuredContent.stdout, /Python/);
+  assert.ok(done.params.ttlMs > 0 && done.params.pollIntervalMs > 0);
+
+  // Another principal listening for this one's task is told of none.
+  const b = await listenHttp({ taskIds: [loop] }, { token: http.tokenB, id: 7 });
+  assert.deepEqual((await b.next((x) => x.method !== undefined, "ack")).params.notifications, {});
+  // Their task ends (before ours is cancelled): nothing of it here.
+  for (let i = 0; i < 100; i++) {
+    if ((await post("tasks/get", { taskId: theirs, _meta: meta() }, http.tokenB)).msg.result.status !== "working") break;
+    await sleep(100);
+  }
+  await records(loop, "execution_started");
+  assert.equal((await post("tasks/cancel", { taskId: loop, _meta: meta() })).msg.result.resultType, "complete");
+  const cancelled = await l.next((x) => x.params?.taskId === loop, "cancellation");
+  assert.equal(cancelled.params.status, "cancelled");
+  // Every task of it has ended: the server closes it, gracefully.
+  const closing = await l.next((x) => x.id === "sub-1", "closing result");
+  assert.deepEqual([closing.result.resultType, subOf(closing)], ["complete", "sub-1"]);
+  await l.done;
+  assert.ok(!JSON.stringify(l.msgs).includes(theirs), "another principal's task never shows");
+  assert.ok(!JSON.stringify(b.msgs).includes(loop));
+  b.close();
+  await b.done;
+
+  // The reply is a stream: a client that takes only JSON is told so.
+  const json = await listenHttp({}, { accept: "application/json" });
+  assert.equal(json.status, 406);
+  assert.match(json.msgs[0].error.message, /text\/event-stream/);
+});
+
+test("stdio 2026-07-28: listen on stdout, the listener cap, unserved kinds, cancel, shutdown", async () => {
+  const rules = join(dir, "rules-listen");
+  cpSync(env.rules, rules, { recursive: true });
+  const conf = join(rules, "mcp-exec.yaml");
+  const text = readFileSync(conf, "utf8");
+  assert.match(text, /^  listen:/m);
+  writeFileSync(conf, text.replace(/^(    max_per_principal:) \d+(\s+# open streams of one principal)$/m, "$1 1$2"));
+  const one = new Stdio(join(dir, "state-listen"), rules);
+  const listen = (id, notifications, m = meta()) =>
+    one.send({ id, method: "subscriptions/listen", params: { notifications, _meta: m } });
+  const reply = (id) => one.waitFor((x) => x.id === id && x.method === undefined, `reply to ${id}`);
+
+  // Kinds we do not serve are left out of the acknowledgement (our lists
+  // never change); the stream stays open all the same.
+  listen("s-1", { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true,
+    resourceSubscriptions: ["stockade://sessions"] });
+  const ack = await one.waitFor((x) => x.method === "notifications/subscriptions/acknowledged" &&
+    subOf(x) === "s-1", "ack");
+  assert.deepEqual(ack.params.notifications, {});
+  // Past server.listen.max_per_principal: refused, naming the limit.
+  listen("s-2", {});
+  const full = await reply("s-2");
+  assert.equal(full.error.code, -32600);
+  assert.match(full.error.message, /too many open subscriptions\/listen streams of yours \(1, server\.listen\.max_per_principal\)/);
+  // Task notifications are for who declares the extension.
+  listen("s-3", { taskIds: ["0".repeat(32)] }, meta(false));
+  const undeclared = await reply("s-3");
+  assert.equal(undeclared.error.code, -32021);
+  assert.deepEqual(undeclared.error.data.requiredCapabilities, { extensions: { [EXT]: {} } });
+  // Cancelling s-1 frees its place, without a reply to it.
+  one.send({ method: "notifications/cancelled", params: { requestId: "s-1" } });
+  const t = (await one.rpc("tools/call", { ...QUICK, _meta: meta() })).result.taskId;
+  listen("s-4", { taskIds: [t] });
+  const note = await one.waitFor((x) => x.method === "notifications/tasks" && subOf(x) === "s-4", "task");
+  assert.equal(note.params.status, "completed");
+  assert.equal((await reply("s-4")).result._meta[SUB], "s-4");
+  assert.equal(one.seen.find((x) => x.id === "s-1"), undefined, "a cancelled listen is not answered");
+  // Open at shutdown: the closing result comes before mcp-exec exits.
+  listen("s-5", {});
+  await one.waitFor((x) => subOf(x) === "s-5", "ack of s-5");
+  one.proc.kill("SIGTERM");
+  assert.equal(await one.exited, 0);
+  assert.equal(one.seen.find((x) => x.id === "s-5")?.result?.resultType, "complete");
 });
