@@ -37,6 +37,8 @@ struct task_run {
 	struct tool_req		 rq;
 	struct tool_client	 client;
 	char			 principal[PRINCIPAL_MAX];
+	/* 2025-11-25: the connection that made it hears its status. */
+	struct mcp_conn		*origin;
 	LIST_HEAD(, task_wait)	 waiters;
 	unsigned		 nwait;
 };
@@ -141,6 +143,22 @@ wake(struct task_run *run)
 	run->nwait = 0;
 }
 
+/*
+ * The task's status changed: 2026-07-28 listeners of its principal hear
+ * of it (listen.c); a 2025-11-25 task's own connection gets the optional
+ * notifications/tasks/status, without related-task (the spec's SHOULD
+ * NOT).  Over HTTP that connection has no stream of its own to carry it
+ * (we serve no GET stream): the transport drops it there.
+ */
+static void
+changed(struct task_run *run)
+{
+	listen_task_changed(run->rec);
+	if (run->origin != NULL)
+		mcp_notify(run->origin, "notifications/tasks/status",
+		    task_view(run->rec, 0));
+}
+
 /* ------------------------------------------------------------ the port */
 
 static struct task_run *
@@ -172,12 +190,14 @@ run_end(struct task_run *run, enum task_status st, json_t *result,
 			    run->rec->id);
 		run->rec->run = NULL;
 		if (run->rec->status != was)
-			listen_task_changed(run->rec);
+			changed(run);
 	} else {
 		json_decref(result);
 		json_decref(error);
 	}
 	wake(run);
+	if (run->origin != NULL)
+		mcp_conn_unref(run->origin);
 	free(run);
 }
 
@@ -243,7 +263,7 @@ run_stop(struct task_run *run, enum task_status st, const char *msg)
 			log_warnx("task %s: its cancellation was not stored",
 			    run->rec->id);
 		if (run->rec->status != TASK_WORKING)
-			listen_task_changed(run->rec);
+			changed(run);
 	}
 	wake(run);
 	/* May end the request at once (port_drop frees run). */
@@ -360,6 +380,10 @@ task_tools_call(struct mcp_conn *c, const json_t *id, const json_t *params,
 	t->run = run;
 	LIST_INIT(&run->waiters);
 	snprintf(run->principal, sizeof(run->principal), "%s", c->principal);
+	if (!r->modern) {
+		run->origin = c;
+		mcp_conn_ref(c);
+	}
 	run->client = r->modern ? r->client : c->client;
 	run->rq.port = &task_port;
 	run->rq.srv = c->srv;

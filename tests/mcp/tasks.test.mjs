@@ -11,6 +11,7 @@ import { chmodSync, cpSync, mkdtempSync, openSync, readdirSync, readFileSync, rm
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { TaskStatusNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { env, http, connectHttp, connectStdio } from "./lib.mjs";
 
 const MODERN = "2026-07-28";
@@ -146,6 +147,13 @@ test("stdio 2025-11-25: advertised, created at once, result equals a direct call
   assert.deepEqual(same(res.result.structuredContent), same(direct.result.structuredContent));
   assert.deepEqual(res.result.content.length, direct.result.content.length);
   assert.equal(res.result._meta["io.modelcontextprotocol/related-task"].taskId, task.taskId);
+  // The optional notifications/tasks/status, on the connection that made
+  // the task: the whole task, without related-task (the spec's SHOULD NOT).
+  const st = await s.waitFor((m) => m.method === "notifications/tasks/status" &&
+    m.params.taskId === task.taskId, "notifications/tasks/status");
+  assert.equal(st.params.status, "completed");
+  assert.equal(st.params.ttl, 60000);
+  assert.equal(st.params._meta, undefined);
   assert.equal((await s.rpc("tasks/get", { taskId: task.taskId })).result.status, "completed");
   const list = await s.rpc("tasks/list", {});
   assert.ok(list.result.tasks.some((t) => t.taskId === task.taskId));
@@ -176,6 +184,10 @@ test("stdio 2025-11-25: tasks/cancel stops the code, audited with the task id", 
   const r = await waiting;
   assert.equal(r.error.code, -32603);
   assert.match(r.error.message, /cancelled/);
+  const st = await s.waitFor((m) => m.method === "notifications/tasks/status" &&
+    m.params.taskId === id, "notifications/tasks/status");
+  assert.equal(st.params.status, "cancelled");
+  assert.match(st.params.statusMessage, /cancelled/);
   const done = await stopped(id);
   if (done.event === "code_execution") assert.equal(done.cancelled, true, "the loop was stopped");
   else assert.equal(done.reason, "cancelled before it ran");
@@ -231,6 +243,9 @@ test("stdio 2026-07-28: the extension's task, polled to its result; without it, 
   const c = await s.rpc("tasks/cancel", { taskId: lid, _meta: meta() });
   assert.equal(c.result.resultType, "complete");
   assert.equal((await s.rpc("tasks/get", { taskId: lid, _meta: meta() })).result.status, "cancelled");
+  // This era pushes only what a subscription asked for: no tasks/status.
+  assert.ok(!s.seen.some((m) => m.method?.startsWith("notifications/tasks") &&
+    [id, lid].includes(m.params.taskId)), "2026-07-28 tasks are not pushed unasked");
   const done = await stopped(lid);
   assert.ok(done.cancelled === true || done.reason === "cancelled before it ran");
   await s.rpc("tools/call", { name: "close_session", arguments: { session_id: sid }, _meta: meta() });
@@ -284,6 +299,9 @@ test("SDK v1 (stdio): callToolStream runs a task to the direct call's result", a
   const client = await connectStdio(env.rules, join(dir, "state-sdk"));
   try {
     await client.listTools();	// learns execution.taskSupport
+    // The SDK takes 2025-11-25's optional status push as what it is.
+    const pushed = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (n) => pushed.push(n.params));
     const code = "print(sum(range(10)))";
     const direct = await client.callTool({ name: "execute_python", arguments: { code } });
     const sid = direct.structuredContent.session_id;
@@ -296,6 +314,8 @@ test("SDK v1 (stdio): callToolStream runs a task to the direct call's result", a
       if (m.type === "error") throw m.error;
     }
     assert.equal(seen[0], "taskCreated");
+    for (let i = 0; i < 50 && pushed.length === 0; i++) await sleep(20);
+    assert.equal(pushed[0]?.status, "completed", "notifications/tasks/status reached the SDK client");
     assert.deepEqual(same(result.structuredContent), same(direct.structuredContent));
     const { tasks } = await client.experimental.tasks.listTasks();
     assert.ok(tasks.length >= 1 && tasks.every((t) => /^[0-9a-f]{32}$/.test(t.taskId)));
@@ -447,44 +467,52 @@ test("HTTP 2026-07-28: a listener hears its own tasks complete and get cancelled
   const theirs = (await post("tools/call", { ...QUICK, _meta: meta() }, http.tokenB)).msg.result.taskId;
   assert.ok(mine && loop && theirs);
 
-  const l = await listenHttp({ taskIds: [mine, loop, theirs, "0".repeat(32)], toolsListChanged: true });
-  assert.equal(l.status, 200);
-  const ack = await l.next((x) => x.method === "notifications/subscriptions/acknowledged", "ack");
-  assert.equal(l.msgs[0], ack, "the acknowledgement comes first");
-  assert.equal(subOf(ack), "sub-1");
-  // Only the caller's own live tasks; list kinds are not served: omitted.
-  assert.deepEqual(ack.params.notifications, { taskIds: [mine, loop] });
-  const done = await l.next((x) => x.method === "notifications/tasks" && x.params.taskId === mine, "completion");
-  assert.equal(subOf(done), "sub-1");
-  assert.equal(done.params.status, "completed");
-  assert.match(done.params.result.structuredContent.stdout, /Python/);
-  assert.ok(done.params.ttlMs > 0 && done.params.pollIntervalMs > 0);
+  const open = [];	// closed whatever happens: an open stream keeps node running
+  try {
+    const l = await listenHttp({ taskIds: [mine, loop, theirs, "0".repeat(32)], toolsListChanged: true });
+    open.push(l);
+    assert.equal(l.status, 200);
+    const ack = await l.next((x) => x.method === "notifications/subscriptions/acknowledged", "ack");
+    assert.equal(l.msgs[0], ack, "the acknowledgement comes first");
+    assert.equal(subOf(ack), "sub-1");
+    // Only the caller's own live tasks; list kinds are not served: omitted.
+    assert.deepEqual(ack.params.notifications, { taskIds: [mine, loop] });
+    const done = await l.next((x) => x.method === "notifications/tasks" && x.params.taskId === mine, "completion");
+    assert.equal(subOf(done), "sub-1");
+    assert.equal(done.params.status, "completed");
+    assert.match(done.params.result.structuredContent.stdout, /Python/);
+    assert.ok(done.params.ttlMs > 0 && done.params.pollIntervalMs > 0);
 
-  // Another principal listening for this one's task is told of none.
-  const b = await listenHttp({ taskIds: [loop] }, { token: http.tokenB, id: 7 });
-  assert.deepEqual((await b.next((x) => x.method !== undefined, "ack")).params.notifications, {});
-  // Their task ends (before ours is cancelled): nothing of it here.
-  for (let i = 0; i < 100; i++) {
-    if ((await post("tasks/get", { taskId: theirs, _meta: meta() }, http.tokenB)).msg.result.status !== "working") break;
-    await sleep(100);
+    // Another principal listening for this one's task is told of none.
+    const b = await listenHttp({ taskIds: [loop] }, { token: http.tokenB, id: 7 });
+    open.push(b);
+    assert.deepEqual((await b.next((x) => x.method !== undefined, "ack")).params.notifications, {});
+    // Their task ends (before ours is cancelled): nothing of it here.
+    for (let i = 0; i < 100; i++) {
+      if ((await post("tasks/get", { taskId: theirs, _meta: meta() }, http.tokenB)).msg.result.status !== "working") break;
+      await sleep(100);
+    }
+    await records(loop, "execution_started");
+    assert.equal((await post("tasks/cancel", { taskId: loop, _meta: meta() })).msg.result.resultType, "complete");
+    const cancelled = await l.next((x) => x.params?.taskId === loop, "cancellation");
+    assert.equal(cancelled.params.status, "cancelled");
+    // Every task of it has ended: the server closes it, gracefully.
+    const closing = await l.next((x) => x.id === "sub-1", "closing result");
+    assert.deepEqual([closing.result.resultType, subOf(closing)], ["complete", "sub-1"]);
+    await l.done;
+    assert.ok(!JSON.stringify(l.msgs).includes(theirs), "another principal's task never shows");
+    assert.ok(!JSON.stringify(b.msgs).includes(loop));
+    b.close();
+    await b.done;
+
+    // The reply is a stream: a client that takes only JSON is told so.
+    const json = await listenHttp({}, { accept: "application/json" });
+    assert.equal(json.status, 406);
+    assert.match(json.msgs[0].error.message, /text\/event-stream/);
+  } finally {
+    for (const x of open) x.close();
+    await Promise.all(open.map((x) => x.done));
   }
-  await records(loop, "execution_started");
-  assert.equal((await post("tasks/cancel", { taskId: loop, _meta: meta() })).msg.result.resultType, "complete");
-  const cancelled = await l.next((x) => x.params?.taskId === loop, "cancellation");
-  assert.equal(cancelled.params.status, "cancelled");
-  // Every task of it has ended: the server closes it, gracefully.
-  const closing = await l.next((x) => x.id === "sub-1", "closing result");
-  assert.deepEqual([closing.result.resultType, subOf(closing)], ["complete", "sub-1"]);
-  await l.done;
-  assert.ok(!JSON.stringify(l.msgs).includes(theirs), "another principal's task never shows");
-  assert.ok(!JSON.stringify(b.msgs).includes(loop));
-  b.close();
-  await b.done;
-
-  // The reply is a stream: a client that takes only JSON is told so.
-  const json = await listenHttp({}, { accept: "application/json" });
-  assert.equal(json.status, 406);
-  assert.match(json.msgs[0].error.message, /text\/event-stream/);
 });
 
 test("stdio 2026-07-28: listen on stdout, the listener cap, unserved kinds, cancel, shutdown", async () => {
@@ -495,39 +523,43 @@ test("stdio 2026-07-28: listen on stdout, the listener cap, unserved kinds, canc
   assert.match(text, /^  listen:/m);
   writeFileSync(conf, text.replace(/^(    max_per_principal:) \d+(\s+# open streams of one principal)$/m, "$1 1$2"));
   const one = new Stdio(join(dir, "state-listen"), rules);
-  const listen = (id, notifications, m = meta()) =>
-    one.send({ id, method: "subscriptions/listen", params: { notifications, _meta: m } });
-  const reply = (id) => one.waitFor((x) => x.id === id && x.method === undefined, `reply to ${id}`);
+  try {
+    const listen = (id, notifications, m = meta()) =>
+      one.send({ id, method: "subscriptions/listen", params: { notifications, _meta: m } });
+    const reply = (id) => one.waitFor((x) => x.id === id && x.method === undefined, `reply to ${id}`);
 
-  // Kinds we do not serve are left out of the acknowledgement (our lists
-  // never change); the stream stays open all the same.
-  listen("s-1", { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true,
-    resourceSubscriptions: ["stockade://sessions"] });
-  const ack = await one.waitFor((x) => x.method === "notifications/subscriptions/acknowledged" &&
-    subOf(x) === "s-1", "ack");
-  assert.deepEqual(ack.params.notifications, {});
-  // Past server.listen.max_per_principal: refused, naming the limit.
-  listen("s-2", {});
-  const full = await reply("s-2");
-  assert.equal(full.error.code, -32600);
-  assert.match(full.error.message, /too many open subscriptions\/listen streams of yours \(1, server\.listen\.max_per_principal\)/);
-  // Task notifications are for who declares the extension.
-  listen("s-3", { taskIds: ["0".repeat(32)] }, meta(false));
-  const undeclared = await reply("s-3");
-  assert.equal(undeclared.error.code, -32021);
-  assert.deepEqual(undeclared.error.data.requiredCapabilities, { extensions: { [EXT]: {} } });
-  // Cancelling s-1 frees its place, without a reply to it.
-  one.send({ method: "notifications/cancelled", params: { requestId: "s-1" } });
-  const t = (await one.rpc("tools/call", { ...QUICK, _meta: meta() })).result.taskId;
-  listen("s-4", { taskIds: [t] });
-  const note = await one.waitFor((x) => x.method === "notifications/tasks" && subOf(x) === "s-4", "task");
-  assert.equal(note.params.status, "completed");
-  assert.equal((await reply("s-4")).result._meta[SUB], "s-4");
-  assert.equal(one.seen.find((x) => x.id === "s-1"), undefined, "a cancelled listen is not answered");
-  // Open at shutdown: the closing result comes before mcp-exec exits.
-  listen("s-5", {});
-  await one.waitFor((x) => subOf(x) === "s-5", "ack of s-5");
-  one.proc.kill("SIGTERM");
-  assert.equal(await one.exited, 0);
-  assert.equal(one.seen.find((x) => x.id === "s-5")?.result?.resultType, "complete");
+    // Kinds we do not serve are left out of the acknowledgement (our lists
+    // never change); the stream stays open all the same.
+    listen("s-1", { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true,
+      resourceSubscriptions: ["stockade://sessions"] });
+    const ack = await one.waitFor((x) => x.method === "notifications/subscriptions/acknowledged" &&
+      subOf(x) === "s-1", "ack");
+    assert.deepEqual(ack.params.notifications, {});
+    // Past server.listen.max_per_principal: refused, naming the limit.
+    listen("s-2", {});
+    const full = await reply("s-2");
+    assert.equal(full.error.code, -32600);
+    assert.match(full.error.message, /too many open subscriptions\/listen streams of yours \(1, server\.listen\.max_per_principal\)/);
+    // Task notifications are for who declares the extension.
+    listen("s-3", { taskIds: ["0".repeat(32)] }, meta(false));
+    const undeclared = await reply("s-3");
+    assert.equal(undeclared.error.code, -32021);
+    assert.deepEqual(undeclared.error.data.requiredCapabilities, { extensions: { [EXT]: {} } });
+    // Cancelling s-1 frees its place, without a reply to it.
+    one.send({ method: "notifications/cancelled", params: { requestId: "s-1" } });
+    const t = (await one.rpc("tools/call", { ...QUICK, _meta: meta() })).result.taskId;
+    listen("s-4", { taskIds: [t] });
+    const note = await one.waitFor((x) => x.method === "notifications/tasks" && subOf(x) === "s-4", "task");
+    assert.equal(note.params.status, "completed");
+    assert.equal((await reply("s-4")).result._meta[SUB], "s-4");
+    assert.equal(one.seen.find((x) => x.id === "s-1"), undefined, "a cancelled listen is not answered");
+    // Open at shutdown: the closing result comes before mcp-exec exits.
+    listen("s-5", {});
+    await one.waitFor((x) => subOf(x) === "s-5", "ack of s-5");
+    one.proc.kill("SIGTERM");
+    assert.equal(await one.exited, 0);
+    assert.equal(one.seen.find((x) => x.id === "s-5")?.result?.resultType, "complete");
+  } finally {
+    one.proc.kill("SIGKILL");	// gone already when all went well
+  }
 });
