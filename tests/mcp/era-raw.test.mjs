@@ -92,10 +92,14 @@ test("stdio: a malformed _meta is -32602; removed methods are -32601", async () 
   assert.equal(r.error.code, -32602);
   r = await rpc("server/discover", {});
   assert.equal(r.error.code, -32602, "discover needs the version in _meta");
-  for (const m of ["ping", "logging/setLevel", "initialize", "subscriptions/listen"]) {
+  for (const m of ["ping", "logging/setLevel", "initialize"]) {
     r = await rpc(m, { _meta: meta() });
     assert.equal(r.error.code, -32601, m);
   }
+  // Served (tasks.test.mjs), and its filter is required.
+  r = await rpc("subscriptions/listen", { _meta: meta() });
+  assert.equal(r.error.code, -32602);
+  assert.match(r.error.message, /params\.notifications/);
   // The legacy era is untouched: without _meta, initialize comes first.
   r = await rpc("tools/list", {});
   assert.equal(r.error.code, -32600);
