@@ -194,6 +194,11 @@ listen_m_listen(struct mcp_conn *c, const json_t *id, const json_t *params,
 	}
 	if (filter_tasks(c, id, ids, r) == -1)
 		return;
+	/* Stopping: a new one would get its closing result at once. */
+	if (c->srv->stopping) {
+		mcp_error(c, id, RPC_INTERNAL_ERROR, "mcp-exec is stopping");
+		return;
+	}
 	/* Replies and cancellation go by id: one subscription each. */
 	TAILQ_FOREACH(o, &listeners, entry)
 		if (o->conn == c && !o->dead && json_equal(o->id, id)) {
