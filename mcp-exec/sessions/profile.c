@@ -130,6 +130,23 @@ origins_list(struct conf_ctx *ctx, const json_t *arr, struct server_conf *s)
 	}
 }
 
+/* A section's max_total and max_per_principal (sessions, tasks, listen):
+ * a principal at its limit must leave room for the others. */
+static void
+get_caps(struct conf_ctx *ctx, const json_t *sub, const char *what,
+    int64_t max, unsigned *total, unsigned *per)
+{
+	int64_t	 i;
+
+	if (conf_get_int(ctx, sub, "max_total", 1, max, &i) == 1)
+		*total = (unsigned)i;
+	if (conf_get_int(ctx, sub, "max_per_principal", 1, max, &i) == 1)
+		*per = (unsigned)i;
+	if (*per > *total)
+		conf_error(ctx, sub, "%s: max_per_principal (%u) above "
+		    "max_total (%u)", what, *per, *total);
+}
+
 static void
 server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 {
@@ -186,49 +203,27 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 			s->idle_timeout_s = (unsigned)i;
 		if (conf_get_int(ctx, sub, "reap_interval_s", 1, 3600, &i) == 1)
 			s->reap_interval_s = (unsigned)i;
-		if (conf_get_int(ctx, sub, "max_total", 1, 10000, &i) == 1)
-			s->max_sessions = (unsigned)i;
-		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
-		    &i) == 1)
-			s->max_sessions_per_principal = (unsigned)i;
+		get_caps(ctx, sub, "sessions", 10000, &s->max_sessions,
+		    &s->max_sessions_per_principal);
 		if (conf_get_size(ctx, sub, "pool_memory", 0, 1024 * GiB,
 		    &u) == 1)
 			s->pool_memory = u;
-		/* A principal at its limit must leave room for the others. */
-		if (s->max_sessions_per_principal > s->max_sessions)
-			conf_error(ctx, sub, "sessions: max_per_principal (%u) "
-			    "above max_total (%u)", s->max_sessions_per_principal,
-			    s->max_sessions);
 	}
 	if (conf_get_object(ctx, o, "tasks", &sub) == 1) {
 		conf_check_keys(ctx, sub, tkeys);
 		if (conf_get_int(ctx, sub, "max_ttl_ms", 1000, 7 * 86400000LL,
 		    &i) == 1)
 			s->tasks.max_ttl_ms = (uint64_t)i;
-		if (conf_get_int(ctx, sub, "max_total", 1, 100000, &i) == 1)
-			s->tasks.max_total = (unsigned)i;
-		if (conf_get_int(ctx, sub, "max_per_principal", 1, 100000,
-		    &i) == 1)
-			s->tasks.max_per_principal = (unsigned)i;
-		if (s->tasks.max_per_principal > s->tasks.max_total)
-			conf_error(ctx, sub, "tasks: max_per_principal (%u) "
-			    "above max_total (%u)", s->tasks.max_per_principal,
-			    s->tasks.max_total);
+		get_caps(ctx, sub, "tasks", 100000, &s->tasks.max_total,
+		    &s->tasks.max_per_principal);
 	}
 	if (conf_get_object(ctx, o, "listen", &sub) == 1) {
 		conf_check_keys(ctx, sub, lkeys);
-		if (conf_get_int(ctx, sub, "max_total", 1, 10000, &i) == 1)
-			s->listen.max_total = (unsigned)i;
-		if (conf_get_int(ctx, sub, "max_per_principal", 1, 10000,
-		    &i) == 1)
-			s->listen.max_per_principal = (unsigned)i;
+		get_caps(ctx, sub, "listen", 10000, &s->listen.max_total,
+		    &s->listen.max_per_principal);
 		if (conf_get_int(ctx, sub, "max_lifetime_s", 1, 86400,
 		    &i) == 1)
 			s->listen.max_lifetime_s = (unsigned)i;
-		if (s->listen.max_per_principal > s->listen.max_total)
-			conf_error(ctx, sub, "listen: max_per_principal (%u) "
-			    "above max_total (%u)", s->listen.max_per_principal,
-			    s->listen.max_total);
 	}
 	if (conf_get_object(ctx, o, "http", &sub) == 1) {
 		conf_check_keys(ctx, sub, hkeys);
