@@ -7,6 +7,7 @@
  */
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -70,6 +71,35 @@ static void	client_process(struct client *);
 
 /* ------------------------------------------------------------ replies */
 
+/*
+ * A reply to a writer whose queue is empty goes out now, in one send:
+ * through the bufferevent it would wait for a writable event, two
+ * epoll_ctl and an epoll_wait on every synchronous writer's round trip.
+ * What the socket does not take (or anything behind queued bytes) is
+ * queued as before, so replies keep their order.
+ */
+static void
+client_write(struct client *c, const void *a, size_t alen, const void *b,
+    size_t blen)
+{
+	struct evbuffer	*out = bufferevent_get_output(c->bev);
+	struct iovec	 iov[2] = { { (void *)a, alen }, { (void *)b, blen } };
+	struct msghdr	 mh = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t		 n = 0;
+
+	if (evbuffer_get_length(out) == 0 &&
+	    (n = sendmsg(bufferevent_getfd(c->bev), &mh, MSG_DONTWAIT |
+	    MSG_NOSIGNAL)) == -1)
+		n = 0;		/* EAGAIN or worse: the bufferevent sees it */
+	if ((size_t)n < alen) {
+		bufferevent_write(c->bev, (const char *)a + n, alen - n);
+		n = 0;
+	} else
+		n -= alen;
+	if ((size_t)n < blen)
+		bufferevent_write(c->bev, (const char *)b + n, blen - n);
+}
+
 static void
 client_send(struct client *c, json_t *msg)
 {
@@ -81,7 +111,7 @@ client_send(struct client *c, json_t *msg)
 	}
 	buf_init(&b, FRAME_HDR_LEN + REPLY_MAX);
 	if (frame_encode(msg, REPLY_MAX, &b) == 0)
-		bufferevent_write(c->bev, b.data, b.len);
+		client_write(c, b.data, b.len, NULL, 0);
 	else
 		log_warnx("reply to pid %ld too large; dropped",
 		    (long)c->peer.pid);
@@ -143,8 +173,7 @@ send_ack(struct client *c, const json_t *id, uint64_t seq,
 	if (n < 0 || (size_t)n >= sizeof(body))
 		return;
 	frame_put_header(hdr, (size_t)n);
-	bufferevent_write(c->bev, hdr, sizeof(hdr));
-	bufferevent_write(c->bev, body, (size_t)n);
+	client_write(c, hdr, sizeof(hdr), body, (size_t)n);
 }
 
 static const char *
