@@ -241,6 +241,49 @@ START_TEST(test_server_defaults)
 }
 END_TEST
 
+/* Each section's pair of caps, and one principal leaving room for others. */
+START_TEST(test_server_caps)
+{
+	static const char *const bad_caps[] = {
+		"server: {sessions: {max_total: 2, max_per_principal: 3}}\n",
+		"server: {tasks: {max_total: 2, max_per_principal: 3}}\n",
+		"server: {listen: {max_per_principal: 65}}\n",	/* > 64 */
+		"server: {listen: {max_total: 0}}\n",
+		"server: {tasks: {max_ttl_ms: 10}}\n",
+		"server: {listen: {max_lifetime_s: 86401}}\n",
+		"server: {tasks: {ttl: 1}}\n",
+	};
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+	size_t			 i;
+
+	conf_with(dir, sizeof(dir), "server: {}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.tasks.max_total, 256);
+	ck_assert_uint_eq(c.server.tasks.max_per_principal, 32);
+	ck_assert_uint_eq(c.server.listen.max_total, 64);
+	ck_assert_uint_eq(c.server.listen.max_per_principal, 4);
+	conf_with(dir, sizeof(dir), "server:\n"
+	    "  sessions: {max_total: 9, max_per_principal: 3}\n"
+	    "  tasks: {max_total: 8, max_per_principal: 8, max_ttl_ms: 5000}\n"
+	    "  listen: {max_total: 7, max_per_principal: 1, max_lifetime_s: 60}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.max_sessions, 9);
+	ck_assert_uint_eq(c.server.max_sessions_per_principal, 3);
+	ck_assert_uint_eq(c.server.tasks.max_total, 8);
+	ck_assert_uint_eq(c.server.tasks.max_per_principal, 8);
+	ck_assert_uint_eq(c.server.tasks.max_ttl_ms, 5000);
+	ck_assert_uint_eq(c.server.listen.max_total, 7);
+	ck_assert_uint_eq(c.server.listen.max_per_principal, 1);
+	ck_assert_uint_eq(c.server.listen.max_lifetime_s, 60);
+	for (i = 0; i < nitems(bad_caps); i++) {
+		conf_with(dir, sizeof(dir), bad_caps[i]);
+		ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
+		    bad_caps[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_netguard_socket_parsed)
 {
 	struct mcpexec_conf	 c;
@@ -384,6 +427,7 @@ profile_suite(void)
 	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
 	tcase_add_test(tc, test_server_defaults);
 	tcase_add_test(tc, test_netguard_socket_parsed);
+	tcase_add_test(tc, test_server_caps);
 	tcase_add_test(tc, test_allowed_origins_accepted);
 	tcase_add_test(tc, test_allowed_origins_sixteen_accepted);
 	tcase_add_loop_test(tc, test_allowed_origins_refused, 0,
