@@ -112,5 +112,9 @@ const char *conf_errors_text(void);
 /* A loader's error outside a context: printed and kept as above. */
 void	 conf_report(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2)));
+/* A rules file loaded whole; NULL after conf_report of the error. */
+struct conf_doc	*conf_doc_load_report(const char *path);
+/* The end of a load: reports ctx's errors, frees doc; -1 when any. */
+int		 conf_ctx_finish(struct conf_ctx *, struct conf_doc *);
 
 #endif

@@ -569,3 +569,25 @@ conf_users(struct conf_ctx *ctx, const json_t *arr, const char *what,
 	}
 	return n;
 }
+
+struct conf_doc *
+conf_doc_load_report(const char *path)
+{
+	struct conf_doc	*doc;
+	char		 err[CONF_ERROR_LEN];
+
+	if ((doc = conf_doc_load_file(path, err, sizeof(err))) == NULL)
+		conf_report("%s", err);
+	return doc;
+}
+
+int
+conf_ctx_finish(struct conf_ctx *ctx, struct conf_doc *doc)
+{
+	int	 rv = ctx->nerrors ? -1 : 0;
+
+	if (rv == -1)
+		conf_ctx_report(ctx);
+	conf_doc_free(doc);
+	return rv;
+}

@@ -21,6 +21,10 @@
 #define PROFILE_PREIMPORT_MAX	512	/* pool.preimport, joined */
 #define MCPEXEC_CONFIG		"mcp-exec.yaml"
 
+#define KiB	1024ULL		/* sizes in mcp-exec.yaml and profiles */
+#define MiB	(1024 * KiB)
+#define GiB	(1024 * MiB)
+
 #define PRINCIPAL_MAX		256
 /*
  * The most server.max_code_bytes may be: what the pattern scanner scans
