@@ -5,10 +5,17 @@
  * Ownership: the loop thread builds `fill`; the I/O thread takes it when it
  * is free (swapping in an empty batch), writes it, and queues it on `done`
  * for the loop thread, which answers its senders and frees it.  `fill`,
- * `done`, `io_failed`, `kicked`, `quit`, `fd`, `fd_size` and the zero
- * fill are touched only under `mu`, except that the I/O thread uses them
- * without the lock while it owns a batch or fills zeros ahead (the loop thread changes them only
- * while the I/O thread is stopped by io_failed or not yet started).
+ * `done`, `io_failed`, `kicked`, `quit`, `fd`, `fd_size`, the zero fill
+ * and the held batches are touched only under `mu`, except by the owner
+ * of the file (`io_owner`), who uses them without the lock: the I/O
+ * thread while it writes a batch, fills zeros ahead or syncs held
+ * batches; or the loop thread, which takes a small batch a sender waits
+ * on and writes it itself (writer_io_inline) when the I/O thread owns
+ * nothing, and answers its sender with no hand-off.  Either way the batch
+ * goes through io_commit and io_release onto `done`, so durable_seq moves
+ * only once it is synced and a failure stops the I/O thread (io_failed)
+ * the same way.  The loop thread changes them otherwise only while the
+ * I/O thread is stopped by io_failed or not yet started.
  */
 #ifndef STOCKADE_WRITER_INT_H
 #define STOCKADE_WRITER_INT_H
@@ -59,6 +66,12 @@ struct batch {
 	int		 offhost_err;
 };
 
+enum io_owner {
+	OWN_NONE,
+	OWN_IO,			/* the I/O thread */
+	OWN_LOOP,		/* the loop thread, writing a batch inline */
+};
+
 enum writer_state {
 	W_RUNNING,
 	W_FAILED,		/* waiting for retry_ev */
@@ -107,6 +120,8 @@ struct writer {
 	int			 kicked;	/* the loop thread asked for a write */
 	int			 quit;
 	int			 efd;		/* I/O thread -> loop: done */
+	enum io_owner		 io_owner;	/* of fd, zeros, held */
+	struct timespec		 inline_off_until; /* slow disk: no inline */
 	int			 fd;
 	uint64_t		 fd_size;
 	/*
@@ -137,6 +152,12 @@ void		*writer_io_main(void *);
 /* I/O thread (or after it stopped): zeros ahead of the records. */
 int		 writer_io_zero_wanted(struct writer *);
 void		 writer_io_zero_ahead(struct writer *);
+/*
+ * Loop thread: writes and syncs the filling batch itself if the I/O
+ * thread owns nothing and the batch fits; 1 if it did (the batch, and
+ * the held batches its fdatasync covered, are on `done`).
+ */
+int		 writer_io_inline(struct writer *);
 /* Cuts the zero tail (durably), closes the file; -1 if the cut failed. */
 int		 writer_io_seal(struct writer *);
 

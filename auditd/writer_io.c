@@ -38,6 +38,15 @@
 #define HOLD_NS		2000000
 #define ZERO_STEP	(1024 * 1024)		/* zeros written at a time */
 #define ZERO_AHEAD	(4 * 1024 * 1024)	/* zeros kept ahead of records */
+/*
+ * The loop thread writes a batch itself only while it is small, and not
+ * for INLINE_OFF_SEC after an inline commit took longer than
+ * INLINE_SLOW_NS: on a slow disk the loop keeps reading while the I/O
+ * thread syncs, and the next batch fills meanwhile.
+ */
+#define INLINE_BYTES_MAX	(64 * 1024)
+#define INLINE_SLOW_NS		2000000
+#define INLINE_OFF_SEC		1
 
 static const char zero_block[64 * 1024];
 
@@ -409,8 +418,101 @@ io_write(struct writer *w, struct batch *b, int hold)
 }
 
 /*
+ * Write and sync a batch: the one way both threads put a batch on disk.
+ * Its owner only (io_owner).  hold: leave its fdatasync to the next
+ * batch's or the timer's.  The held batches go first when b starts a new
+ * file, and if their own fdatasync failed b shares the failure.
+ */
+static void
+io_commit(struct writer *w, struct batch *b, int hold)
+{
+	if (b->newfile)
+		io_sync_held(w);
+	if (w->held != NULL && w->held->err != 0) {
+		b->err = w->held->err;
+		b->what = w->held->what;
+	} else
+		io_write(w, b, hold);
+}
+
+/*
+ * A batch the loop thread may write itself: a sender waits on it (one at
+ * most: more than one means the loop is busy with several writers, which
+ * group better while it reads on and the I/O thread syncs), it is small,
+ * and it needs nothing but the write and the fdatasync (no new file, no
+ * blobs, no expired files, no off-host checkpoint).
+ */
+static int
+io_inline_fits(const struct writer *w, const struct batch *b)
+{
+	struct timespec	 now;
+
+	if (b->nitems != 1 || b->data.len > INLINE_BYTES_MAX || b->newfile ||
+	    b->nblobs != 0 || b->offhost.len != 0 ||
+	    json_array_size(b->expired) != 0)
+		return 0;
+	if (w->inline_off_until.tv_sec == 0)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > w->inline_off_until.tv_sec ||
+	    (now.tv_sec == w->inline_off_until.tv_sec &&
+	    now.tv_nsec >= w->inline_off_until.tv_nsec);
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int
+writer_io_inline(struct writer *w)
+{
+	struct batch	*b;
+	uint64_t	 t0, took;
+
+	pthread_mutex_lock(&w->mu);
+	b = w->fill;
+	if (w->io_owner != OWN_NONE || w->io_failed || w->quit ||
+	    !w->thread_started || b->records == 0 || !io_inline_fits(w, b)) {
+		pthread_mutex_unlock(&w->mu);
+		return 0;
+	}
+	w->io_owner = OWN_LOOP;
+	w->fill = batch_new();
+	pthread_mutex_unlock(&w->mu);
+
+	t0 = mono_ns();
+	/* The held batches' records are in the file before b's: this
+	 * fdatasync covers them too, and they complete with b. */
+	io_commit(w, b, 0);
+	took = mono_ns() - t0;
+
+	pthread_mutex_lock(&w->mu);
+	io_release(w, b);
+	w->io_owner = OWN_NONE;
+	if (took > INLINE_SLOW_NS) {
+		/* A slow disk: the loop goes back to reading while the I/O
+		 * thread syncs, for a while. */
+		clock_gettime(CLOCK_MONOTONIC, &w->inline_off_until);
+		w->inline_off_until.tv_sec += INLINE_OFF_SEC;
+	}
+	/* The I/O thread sleeps through inline commits: wake it for what
+	 * it does when idle (zeros ahead), or if it has work waiting. */
+	if (w->io_failed || w->kicked || writer_io_zero_wanted(w))
+		pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	return 1;
+}
+
+/*
  * Waits for a batch; after finishing one it takes the next at once if the
  * loop thread has put anything into it, without waiting to be asked.
+ * While the loop thread owns the file (io_owner, writer_io_inline) it
+ * touches none of it, held batches included.
  */
 void *
 writer_io_main(void *arg)
@@ -422,9 +524,13 @@ writer_io_main(void *arg)
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->quit && (w->io_failed || w->fill->records == 0 ||
-		    (!more && !w->kicked))) {
+		while (!w->quit && (w->io_failed || w->io_owner == OWN_LOOP ||
+		    w->fill->records == 0 || (!more && !w->kicked))) {
 			more = 0;
+			if (w->io_owner == OWN_LOOP) {
+				pthread_cond_wait(&w->cv, &w->mu);
+				continue;
+			}
 			/* Held batches: synced when their time is up, unless
 			 * a batch comes first. */
 			if (w->held != NULL) {
@@ -432,10 +538,15 @@ writer_io_main(void *arg)
 				    &w->held_until) != ETIMEDOUT &&
 				    !io_hold_expired(w))
 					continue;
+				/* The loop thread took them meanwhile. */
+				if (w->io_owner != OWN_NONE || w->held == NULL)
+					continue;
+				w->io_owner = OWN_IO;
 				pthread_mutex_unlock(&w->mu);
 				io_sync_held(w);
 				pthread_mutex_lock(&w->mu);
 				io_release(w, NULL);
+				w->io_owner = OWN_NONE;
 				if (write(w->efd, &one, sizeof(one)) !=
 				    sizeof(one))
 					fatal("eventfd write");
@@ -445,9 +556,11 @@ writer_io_main(void *arg)
 			 * that comes meanwhile waits for one step at most. */
 			if (!w->io_failed && w->fill->records == 0 &&
 			    writer_io_zero_wanted(w)) {
+				w->io_owner = OWN_IO;
 				pthread_mutex_unlock(&w->mu);
 				writer_io_zero_ahead(w);
 				pthread_mutex_lock(&w->mu);
+				w->io_owner = OWN_NONE;
 				continue;
 			}
 			pthread_cond_wait(&w->cv, &w->mu);
@@ -457,24 +570,19 @@ writer_io_main(void *arg)
 		b = w->fill;
 		w->fill = batch_new();
 		w->kicked = 0;
+		w->io_owner = OWN_IO;
 		pthread_mutex_unlock(&w->mu);
 
 		hold = io_may_hold(b) && (w->held == NULL ||
 		    !io_hold_expired(w));
-		/* A new file: the old one's records are synced first. */
-		if (b->newfile)
-			io_sync_held(w);
-		if (w->held != NULL && w->held->err != 0) {
-			b->err = w->held->err;
-			b->what = w->held->what;
-		} else
-			io_write(w, b, hold);
+		io_commit(w, b, hold);
 
 		pthread_mutex_lock(&w->mu);
 		if (hold && b->err == 0)
 			io_hold(w, b);
 		else
 			io_release(w, b);
+		w->io_owner = OWN_NONE;
 		if (write(w->efd, &one, sizeof(one)) != sizeof(one))
 			fatal("eventfd write");
 		more = 1;
