@@ -45,7 +45,7 @@
  * thread syncs, and the next batch fills meanwhile.
  */
 #define INLINE_BYTES_MAX	(64 * 1024)
-#define INLINE_SLOW_NS		2000000
+#define INLINE_SLOW_NS		10000000
 #define INLINE_OFF_SEC		1
 
 static const char zero_block[64 * 1024];
