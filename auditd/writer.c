@@ -737,7 +737,7 @@ writer_status_json(const struct writer *w)
 	hex_encode(w->chain.hash, SHA256_LEN, head);
 	hex_encode(w->durable_hash, SHA256_LEN, dur);
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:s, "
-	    "s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "state", names[w->state], "chain_id", w->chain_id,
 	    "active_file", w->active,
 	    "seq", (json_int_t)w->chain.seq, "hash", head,
@@ -748,6 +748,7 @@ writer_status_json(const struct writer *w)
 	    "batches", (json_int_t)w->stat_batches,
 	    "syncs", (json_int_t)__atomic_load_n(&w->stat_syncs,
 	    __ATOMIC_RELAXED),
+	    "inline_batches", (json_int_t)w->stat_inline,
 	    "records", (json_int_t)w->stat_records,
 	    "bytes", (json_int_t)w->stat_bytes,
 	    "max_batch", (json_int_t)w->stat_max_batch);

@@ -108,6 +108,7 @@ struct writer {
 	struct event		*commit_ev, *done_ev, *retry_ev, *cp_ev;
 	uint64_t		 stat_batches, stat_records, stat_bytes;
 	unsigned		 stat_max_batch;
+	uint64_t		 stat_inline;	/* batches the loop wrote */
 
 	/* Shared under mu. */
 	pthread_t		 thread;

@@ -490,6 +490,7 @@ writer_io_inline(struct writer *w)
 	 * fdatasync covers them too, and they complete with b. */
 	io_commit(w, b, 0);
 	took = mono_ns() - t0;
+	w->stat_inline++;
 
 	pthread_mutex_lock(&w->mu);
 	io_release(w, b);

@@ -119,6 +119,7 @@ START_TEST(test_inline_ack_follows_its_sync)
 	struct probe		 p = { 0 };
 	char			 dir[PATH_MAX];
 	unsigned		 i, before, inline_acks = 0, loop0;
+	json_t			*st;
 
 	setup(dir, sizeof(dir), &c, &r);
 	for (i = 0; i < 20; i++) {
@@ -136,6 +137,10 @@ START_TEST(test_inline_ack_follows_its_sync)
 	}
 	/* The I/O thread was idle each time: the loop wrote every one. */
 	ck_assert_uint_eq(inline_acks, 20);
+	st = writer_status_json(r.w);
+	ck_assert_int_ge(json_integer_value(json_object_get(st,
+	    "inline_batches")), 20);
+	json_decref(st);
 	tu_stop(&r);
 }
 END_TEST
