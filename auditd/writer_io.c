@@ -11,6 +11,9 @@
  * flushes data alone: appending changes the size, and the journal commit
  * that costs is most of an fdatasync on ext4.  A file is cut to its records
  * before it is closed, so only the active file ever has a zero tail.
+ * When it owns nothing, the loop thread may write a small batch through
+ * the same io_commit itself (writer_io_inline), saving a lone synchronous
+ * writer the two hand-offs.
  */
 #include <sys/statfs.h>
 
