@@ -85,6 +85,7 @@ cmd_run(int argc, char *argv[])
 	struct profile		 prof;
 	struct run_request	 rq;
 	struct seccomp_prog	 filter;
+	struct netns_ahead	 netns;
 	const char		*rules = MCPEXEC_DEFAULT_RULES, *profile = NULL;
 	const char		*state = NULL, *sock = NULL;
 	char			 err[1024], id[SANDBOX_ID_HEX + 1];
@@ -139,8 +140,18 @@ cmd_run(int argc, char *argv[])
 	if (mcpexec_need_root() == -1 ||
 	    load_settings(rules, state, profile, &conf, &prof) == -1)
 		return 1;
+	/*
+	 * The sandbox's network namespace, made on a thread while this one
+	 * goes on (most of what a clone into new namespaces costs).  The
+	 * gVisor runtime and netguard's policies make theirs as before.
+	 */
+	if (prof.runtime == SANDBOX_NATIVE && !prof.netguard &&
+	    netns_ahead_start(&netns, prof.net == NET_LOOPBACK) == 0)
+		rq.netns = &netns;
 	if (run_state_init(&conf, err, sizeof(err)) == -1 ||
 	    cgroup_init(&conf.cgroup, err, sizeof(err)) == -1) {
+		if (rq.netns != NULL)
+			netns_ahead_done(rq.netns);
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;
 	}
@@ -158,6 +169,8 @@ cmd_run(int argc, char *argv[])
 	if (run_audit_start(&ra, &rq, sock ? sock :
 	    conf.server.audit_socket, session, err, sizeof(err)) == -1) {
 		sandbox_seccomp_free(&filter);
+		if (rq.netns != NULL)
+			netns_ahead_done(rq.netns);
 		fprintf(stderr, "mcp-exec: not run: the audit trail is "
 		    "unavailable (%s)\n", err);
 		return 1;
@@ -167,6 +180,8 @@ cmd_run(int argc, char *argv[])
 	rq.done = run_done;
 	rq.hook_arg = &hooks;
 	result = run_once(&rq, err, sizeof(err));
+	if (rq.netns != NULL)
+		netns_ahead_done(rq.netns);
 	run_audit_end(&ra, &rq, result, result ? NULL : err);
 	sandbox_seccomp_free(&filter);
 	if (result == NULL && ra.refused) {

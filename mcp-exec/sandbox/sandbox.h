@@ -105,6 +105,12 @@ struct sandbox_spec {
 	 * wait for something (an audit ack) while the sandbox is built.
 	 */
 	int			 hold;
+	/*
+	 * NULL, or a network namespace made ahead (netns.h), owned by the
+	 * host's user namespace: init is cloned into it instead of a new
+	 * one, and the child leaves its loopback as it was made.
+	 */
+	const int		*netns_fd;
 };
 
 struct sandbox {
