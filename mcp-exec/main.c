@@ -137,17 +137,21 @@ cmd_run(int argc, char *argv[])
 	}
 	if (optind >= argc || argc - optind > SANDBOX_ARGS_MAX)
 		mcpexec_usage();
-	if (mcpexec_need_root() == -1 ||
-	    load_settings(rules, state, profile, &conf, &prof) == -1)
+	if (mcpexec_need_root() == -1)
 		return 1;
 	/*
 	 * The sandbox's network namespace, made on a thread while this one
-	 * goes on (most of what a clone into new namespaces costs).  The
-	 * gVisor runtime and netguard's policies make theirs as before.
+	 * loads, audits and prepares (most of what a clone into new
+	 * namespaces costs).  run_once leaves it unused for the gVisor
+	 * runtime and netguard's policies, which make theirs as before.
 	 */
-	if (prof.runtime == SANDBOX_NATIVE && !prof.netguard &&
-	    netns_ahead_start(&netns, prof.net == NET_LOOPBACK) == 0)
+	if (netns_ahead_start(&netns) == 0)
 		rq.netns = &netns;
+	if (load_settings(rules, state, profile, &conf, &prof) == -1) {
+		if (rq.netns != NULL)
+			netns_ahead_done(rq.netns);
+		return 1;
+	}
 	if (run_state_init(&conf, err, sizeof(err)) == -1 ||
 	    cgroup_init(&conf.cgroup, err, sizeof(err)) == -1) {
 		if (rq.netns != NULL)

@@ -3,7 +3,9 @@
  * (root on the host): the namespace belongs to the host's user namespace,
  * so the sandbox, whose root has capabilities only in its own user
  * namespace (and none at all once the command runs), can change nothing
- * in it.  Trusts nothing but the kernel.
+ * in it.  L1's loopback is brought up by the parent (spawn.c), which
+ * steps into the namespace to clone the sandbox there.  Trusts nothing but
+ * the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "netns.h"
 #include "ns.h"
 
@@ -19,17 +22,11 @@ static void *
 netns_thread(void *arg)
 {
 	struct netns_ahead	*na = arg;
-	char			 err[256];
 
 	/* This thread alone moves into the new namespace; it exits there. */
 	if (unshare(CLONE_NEWNET) == -1) {
 		na->error = errno;
 		na->step = "unshare(CLONE_NEWNET)";
-		return NULL;
-	}
-	if (ns_loopback(na->loopback, err, sizeof(err)) == -1) {
-		na->error = errno;
-		na->step = "bringing lo up";
 		return NULL;
 	}
 	if ((na->fd = open("/proc/thread-self/ns/net", O_RDONLY |
@@ -41,14 +38,13 @@ netns_thread(void *arg)
 }
 
 int
-netns_ahead_start(struct netns_ahead *na, int loopback)
+netns_ahead_start(struct netns_ahead *na)
 {
 	pthread_attr_t	 attr;
 	int		 rv;
 
 	memset(na, 0, sizeof(*na));
 	na->fd = -1;
-	na->loopback = loopback;
 	/* A small stack: the thread makes four system calls. */
 	if (pthread_attr_init(&attr) != 0)
 		return -1;
@@ -84,4 +80,37 @@ netns_ahead_done(struct netns_ahead *na)
 	if (na->fd != -1)
 		close(na->fd);
 	na->fd = -1;
+}
+
+int
+netns_enter(int fd, int loopback, char *err, size_t errlen)
+{
+	int	 host;
+
+	if ((host = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)) ==
+	    -1) {
+		snprintf(err, errlen, "open /proc/thread-self/ns/net: %s",
+		    strerror(errno));
+		return -1;
+	}
+	if (setns(fd, CLONE_NEWNET) == -1) {
+		snprintf(err, errlen, "entering the network namespace made "
+		    "ahead: %s", strerror(errno));
+		close(host);
+		return -1;
+	}
+	if (ns_loopback(loopback, err, errlen) == -1) {
+		netns_leave(host);
+		return -1;
+	}
+	return host;
+}
+
+void
+netns_leave(int host)
+{
+	/* mcp-exec never works on in a sandbox's network namespace. */
+	if (setns(host, CLONE_NEWNET) == -1)
+		fatal("setns back to the host's network namespace");
+	close(host);
 }

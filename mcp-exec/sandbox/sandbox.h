@@ -108,7 +108,7 @@ struct sandbox_spec {
 	/*
 	 * NULL, or a network namespace made ahead (netns.h), owned by the
 	 * host's user namespace: init is cloned into it instead of a new
-	 * one, and the child leaves its loopback as it was made.
+	 * one, and the parent, not the child, brings its loopback up (L1).
 	 */
 	const int		*netns_fd;
 };

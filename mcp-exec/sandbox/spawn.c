@@ -35,6 +35,7 @@
 #include "privs.h"
 #include "log.h"
 #include "mounts.h"
+#include "netns.h"
 #include "ns.h"
 #include "sandbox.h"
 #include "seccomp_filter.h"
@@ -551,16 +552,12 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	}
 	/*
 	 * A network namespace made ahead: this thread steps into it for the
-	 * clone alone, so init is born there, and steps back.
+	 * clone alone (and L1's loopback), so init is born there, and steps
+	 * back.
 	 */
 	if (s->netns_fd != NULL) {
-		if ((host_net = open("/proc/thread-self/ns/net", O_RDONLY |
-		    O_CLOEXEC)) == -1 || setns(*s->netns_fd, CLONE_NEWNET) ==
-		    -1) {
-			snprintf(err, errlen, "entering the network namespace "
-			    "made ahead: %s", strerror(errno));
-			if (host_net != -1)
-				close(host_net);
+		if ((host_net = netns_enter(*s->netns_fd, s->net ==
+		    NET_LOOPBACK, err, errlen)) == -1) {
 			cgroup_join_done(sb->cg);
 			close(sv[0]);
 			close(sv[1]);
@@ -569,12 +566,8 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		flags &= ~(uint64_t)CLONE_NEWNET;
 	}
 	pid = clone_child(sb, flags, &placed);
-	if (host_net != -1 && pid != 0) {
-		/* mcp-exec never works on in the sandbox's namespace. */
-		if (setns(host_net, CLONE_NEWNET) == -1)
-			fatal("setns back to the host's network namespace");
-		close(host_net);
-	}
+	if (host_net != -1 && pid != 0)
+		netns_leave(host_net);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		cgroup_join_done(sb->cg);
