@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "sandbox/netns.h"
+#include "sandbox/netns_ahead.h"
 #include "sessions/profile.h"
 
 #define RUN_FILES_MAX		16

@@ -106,9 +106,9 @@ struct sandbox_spec {
 	 */
 	int			 hold;
 	/*
-	 * NULL, or a network namespace made ahead (netns.h), owned by the
-	 * host's user namespace: init is cloned into it instead of a new
-	 * one, and the parent, not the child, brings its loopback up (L1).
+	 * NULL, or a network namespace made ahead (netns_ahead.h), owned
+	 * by the host's user namespace: init is cloned into it instead of
+	 * a new one, and the parent, not the child, brings lo up (L1).
 	 */
 	const int		*netns_fd;
 };

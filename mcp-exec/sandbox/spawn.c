@@ -35,7 +35,7 @@
 #include "privs.h"
 #include "log.h"
 #include "mounts.h"
-#include "netns.h"
+#include "netns_ahead.h"
 #include "ns.h"
 #include "sandbox.h"
 #include "seccomp_filter.h"
@@ -556,7 +556,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	 * back.
 	 */
 	if (s->netns_fd != NULL) {
-		if ((host_net = netns_enter(*s->netns_fd, s->net ==
+		if ((host_net = netns_ahead_enter(*s->netns_fd, s->net ==
 		    NET_LOOPBACK, err, errlen)) == -1) {
 			cgroup_join_done(sb->cg);
 			close(sv[0]);
@@ -567,7 +567,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	}
 	pid = clone_child(sb, flags, &placed);
 	if (host_net != -1 && pid != 0)
-		netns_leave(host_net);
+		netns_ahead_leave(host_net);
 	if (pid == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		cgroup_join_done(sb->cg);

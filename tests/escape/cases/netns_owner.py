@@ -1,5 +1,5 @@
 # Whose network namespace: the sandbox's belongs to the host's user
-# namespace (mcp-exec makes it ahead, sandbox/netns.c), not to the
+# namespace (mcp-exec makes it ahead, sandbox/netns_ahead.c), not to the
 # sandbox's own, so not even root inside, with every capability of its
 # user namespace, could configure it.  NS_GET_USERNS on /proc/self/ns/net
 # must fail EPERM (the owner is outside the sandbox's namespaces); a

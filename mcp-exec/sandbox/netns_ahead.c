@@ -1,5 +1,5 @@
 /*
- * A network namespace made ahead (netns.h).  The thread runs as mcp-exec
+ * A network namespace made ahead (netns_ahead.h).  The thread runs as mcp-exec
  * (root on the host): the namespace belongs to the host's user namespace,
  * so the sandbox, whose root has capabilities only in its own user
  * namespace (and none at all once the command runs), can change nothing
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "netns.h"
+#include "netns_ahead.h"
 #include "ns.h"
 
 static void *
@@ -83,7 +83,7 @@ netns_ahead_done(struct netns_ahead *na)
 }
 
 int
-netns_enter(int fd, int loopback, char *err, size_t errlen)
+netns_ahead_enter(int fd, int loopback, char *err, size_t errlen)
 {
 	int	 host;
 
@@ -100,14 +100,14 @@ netns_enter(int fd, int loopback, char *err, size_t errlen)
 		return -1;
 	}
 	if (ns_loopback(loopback, err, errlen) == -1) {
-		netns_leave(host);
+		netns_ahead_leave(host);
 		return -1;
 	}
 	return host;
 }
 
 void
-netns_leave(int host)
+netns_ahead_leave(int host)
 {
 	/* mcp-exec never works on in a sandbox's network namespace. */
 	if (setns(host, CLONE_NEWNET) == -1)
