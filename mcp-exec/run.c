@@ -365,7 +365,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	if (rq->netns != NULL && p->runtime == SANDBOX_NATIVE && !p->netguard) {
 		if ((netns_fd = netns_ahead_take(rq->netns, err, errlen)) != -1)
 			spec.netns_fd = &netns_fd;
-		else
+		else if (err[0] != '\0')
 			log_warnx("network namespace ahead: %s; cloning one",
 			    err);
 	}

@@ -1,6 +1,6 @@
 /*
- * A network namespace made ahead (netns_ahead.h).  The thread runs as mcp-exec
- * (root on the host): the namespace belongs to the host's user namespace,
+ * A network namespace made ahead (netns_ahead.h).  The thread runs as
+ * mcp-exec (root on the host): the namespace belongs to the host's user namespace,
  * so the sandbox, whose root has capabilities only in its own user
  * namespace (and none at all once the command runs), can change nothing
  * in it.  L1's loopback is brought up by the parent (spawn.c), which
@@ -22,7 +22,16 @@ static void *
 netns_thread(void *arg)
 {
 	struct netns_ahead	*na = arg;
+	int			 idle = NETNS_IDLE;
 
+	/*
+	 * On a busy host this thread may get a CPU only once the caller
+	 * waits for it: by then the caller has given up on it and clones a
+	 * namespace itself, as it would without this.
+	 */
+	if (!__atomic_compare_exchange_n(&na->state, &idle, NETNS_MAKING, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return NULL;
 	/* This thread alone moves into the new namespace; it exits there. */
 	if (unshare(CLONE_NEWNET) == -1) {
 		na->error = errno;
@@ -60,10 +69,24 @@ netns_ahead_start(struct netns_ahead *na)
 int
 netns_ahead_take(struct netns_ahead *na, char *err, size_t errlen)
 {
+	int	 idle = NETNS_IDLE, given_up;
+
+	err[0] = '\0';
+	/* Not begun yet: not worth waiting for. */
+	given_up = __atomic_compare_exchange_n(&na->state, &idle,
+	    NETNS_GIVEN_UP, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	/*
+	 * Joined either way (a thread given up only exits): the caller
+	 * clones next, and a raw clone of a process with a second thread
+	 * would copy whatever lock that thread holds (malloc's, as it
+	 * exits) into a child that can never take it.
+	 */
 	if (na->running) {
 		(void)pthread_join(na->thread, NULL);
 		na->running = 0;
 	}
+	if (given_up)
+		return -1;
 	if (na->fd == -1)
 		snprintf(err, errlen, "%s: %s", na->step ? na->step :
 		    "network namespace not made", strerror(na->error));

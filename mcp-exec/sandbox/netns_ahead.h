@@ -15,8 +15,15 @@
 #include <pthread.h>
 #include <stddef.h>
 
+enum netns_state {
+	NETNS_IDLE,		/* the thread has not begun */
+	NETNS_MAKING,		/* it has: the caller waits for it */
+	NETNS_GIVEN_UP,		/* the caller went without; it does nothing */
+};
+
 struct netns_ahead {
 	pthread_t	 thread;
+	int		 state;		/* enum netns_state, atomic */
 	int		 running;	/* thread not joined yet */
 	int		 fd;		/* O_CLOEXEC; -1 until taken, or failed */
 	int		 error;		/* errno of the failing step, or 0 */
@@ -29,8 +36,11 @@ struct netns_ahead {
  */
 int	netns_ahead_start(struct netns_ahead *);
 /*
- * Waits for it; returns its descriptor (still owned by the struct), or -1
- * with err when it could not be made.
+ * Returns its descriptor (still owned by the struct), waiting for it if
+ * the thread has begun; -1 with err "" when it had not (the caller then
+ * clones a new namespace, as without this), or with err saying why it
+ * could not be made.  The thread is joined when this returns: the caller
+ * may clone.
  */
 int	netns_ahead_take(struct netns_ahead *, char *err, size_t errlen);
 /*
