@@ -147,7 +147,8 @@ $(BUILD)/netguard: $(call obj,netguard/main.c) $(LIBNG) $(LIBSTOCKADE)
 
 # The seccomp filter is compiled (by libseccomp) at build time, once.
 $(BUILD)/tools/seccomp_gen: $(call obj,mcp-exec/sandbox/seccomp_gen.c \
-	    mcp-exec/sandbox/seccomp.c) $(LIBSTOCKADE)
+	    mcp-exec/sandbox/seccomp.c mcp-exec/sandbox/seccomp_load.c) \
+	    $(LIBSTOCKADE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/gen/seccomp_bpf.h: $(BUILD)/tools/seccomp_gen

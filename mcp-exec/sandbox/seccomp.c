@@ -457,40 +457,6 @@ out:
 	return ret;
 }
 
-void
-sandbox_seccomp_free(struct seccomp_prog *prog)
-{
-	free(prog->filter);
-	prog->filter = NULL;
-	prog->len = 0;
-}
-
-int
-sandbox_seccomp_load(const struct seccomp_prog *prog, char *err,
-    size_t errlen)
-{
-	struct sock_fprog	 fp;
-
-	/* The kernel would accept it from root without; we never do. */
-	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1) {
-		snprintf(err, errlen, "seccomp: no_new_privs is not set");
-		errno = EPERM;
-		return -1;
-	}
-	fp.len = prog->len;
-	fp.filter = prog->filter;
-	/* TSYNC: a filter on one thread must not leave its siblings free. */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-	    SECCOMP_FILTER_FLAG_TSYNC, &fp) != 0) {
-		snprintf(err, errlen, "seccomp(SECCOMP_SET_MODE_FILTER): %s",
-		    errno ? strerror(errno) : "a thread could not be synced");
-		if (errno == 0)
-			errno = EINVAL;
-		return -1;
-	}
-	return 0;
-}
-
 int
 sandbox_seccomp_apply(char *err, size_t errlen)
 {

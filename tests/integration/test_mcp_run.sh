@@ -80,13 +80,14 @@ left=$(cgroups_now | comm -13 "$T/cgroups.before" -)
 note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
 
 # A one-shot run loads none of the server's libraries (HTTP, TLS, OAuth,
-# libcrypto: sandbox/trust.c opens it only for a profile's extra CA):
-# each cost relocations at every start.  The server is mcp-exec-server,
+# libcrypto: sandbox/trust.c opens it only for a profile's extra CA), nor
+# libseccomp (the filter it loads was compiled at build time): each cost
+# mappings and relocations at every start.  The server is mcp-exec-server,
 # exec'd from beside mcp-exec, and only when neither group nor others can
 # write it.
 libs=$(ldd "$MX" | awk '{ print $1 }')
 for l in libcrypto libssl libcurl libh2o libcjose libevent libldns libpcap libnftnl \
-    libarchive libnetfilter; do
+    libarchive libnetfilter libseccomp; do
 	! echo "$libs" | grep -q "^$l" || fail "mcp-exec links $l"
 done
 mkdir "$T/front"
