@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -739,72 +738,4 @@ sandbox_destroy(struct sandbox *sb)
 	sb->dir_lock = -1;
 	idmap_release(&sb->lease);
 	idmap_release(&sb->gofer);
-}
-
-/* One directory of state_dir/sandboxes: removed if nobody holds it. */
-static int
-sweep_one(int dirfd, const char *sbdir, const char *id,
-    const struct cgroup_conf *cg)
-{
-	char		 p[PATH_MAX];
-	struct stat	 st;
-	int		 fd, gone = 0;
-
-	if (strlen(id) != SANDBOX_ID_HEX || strspn(id, "0123456789abcdef") !=
-	    SANDBOX_ID_HEX || xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) == -1)
-		return 0;
-	if ((fd = openat(dirfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return 0;
-	/* Held: a live sandbox.  Young: one whose owner is about to lock
-	 * it (the lock follows the mkdir).  Only root writes here, so the
-	 * time the directory last changed is ours to trust. */
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
-	    time(NULL) - st.st_mtime >= SANDBOX_SWEEP_AGE_S) {
-		cgroup_remove_stale(cg, id);
-		if (xsnprintf(p, sizeof(p), "%s/%s/workspace", sbdir, id) != -1)
-			(void)umount2(p, MNT_DETACH);
-		/* A gVisor sandbox's root (gvisor.c); none for the native. */
-		if (xsnprintf(p, sizeof(p), "%s/%s/root", sbdir, id) != -1)
-			(void)umount2(p, MNT_DETACH);
-		/* A package layer's tmpfs, when the profile had one. */
-		if (xsnprintf(p, sizeof(p), "%s/%s/disk", sbdir, id) != -1)
-			(void)umount2(p, MNT_DETACH);
-		if (xsnprintf(p, sizeof(p), "%s/%s", sbdir, id) != -1 &&
-		    rmtree(p) == 0)
-			gone = 1;
-		else
-			log_warn("removing %s", p);
-	}
-	close(fd);
-	return gone;
-}
-
-int
-sandbox_sweep(const char *state_dir, const struct cgroup_conf *cg,
-    void (*removed)(void *, const char *), void *arg)
-{
-	char		 sbdir[PATH_MAX];
-	DIR		*d;
-	struct dirent	*de;
-	int		 n = 0;
-
-	if (xsnprintf(sbdir, sizeof(sbdir), "%s/sandboxes", state_dir) == -1 ||
-	    (d = opendir(sbdir)) == NULL)
-		return 0;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' ||
-		    !sweep_one(dirfd(d), sbdir, de->d_name, cg))
-			continue;
-		log_warnx("removed sandbox %s, left by an mcp-exec that did not "
-		    "stop cleanly", de->d_name);
-		if (removed != NULL)
-			removed(arg, de->d_name);
-		n++;
-	}
-	closedir(d);
-	/* Cgroups whose directory is gone (a crash between rmtree and
-	 * rmdir), or that another state_dir's mcp-exec left: empty ones. */
-	(void)cgroup_sweep(cg, SANDBOX_SWEEP_AGE_S);
-	return n;
 }
