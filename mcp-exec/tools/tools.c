@@ -175,8 +175,9 @@ inline_images(struct pycall *pc, const char *sid, json_t *content,
 	return content;
 }
 
-static void
-audit_execution(struct pycall *pc, const struct call_result *r)
+/* The call's code_execution record, naming the client (rq is alive). */
+static json_t *
+execution_record(struct pycall *pc, const struct call_result *r)
 {
 	const struct profile	*p = pc->prof;
 	json_t			*names = json_array(), *a, *ev;
@@ -231,7 +232,7 @@ audit_execution(struct pycall *pc, const struct call_result *r)
 		if (json_array_size(pc->inputs) > 0)
 			json_object_set(ev, "inputs", pc->inputs);
 	}
-	server_audit(pc->srv, tool_with_client(pc->rq, ev));
+	return tool_with_client(pc->rq, ev);
 }
 
 /* The call is over (or never ran): what it used is charged. */
@@ -304,7 +305,7 @@ py_done(void *arg, const struct call_result *res)
 {
 	struct pycall		*pc = arg;
 	struct call_result	 r = *res;
-	json_t			*sc, *content, *none = NULL;
+	json_t			*sc, *content, *none = NULL, *rec;
 	char			*text, msg[ERR_MAX];
 
 	counters_call_done(&pc->srv->counters, pc->tool, r.cancelled ||
@@ -321,8 +322,9 @@ py_done(void *arg, const struct call_result *res)
 	    !tool_reachable(pc->rq)))
 		/* Made for this call, and its id never reaches the client. */
 		close_later(pc, r.session_id);
-	audit_execution(pc, &r);
+	rec = execution_record(pc, &r);
 	if (pc->rq->cancelled) {
+		server_audit(pc->srv, rec);
 		tool_drop(pc->rq);	/* a cancelled request gets no reply */
 		goto out;
 	}
@@ -365,11 +367,21 @@ py_done(void *arg, const struct call_result *res)
 	if (msg[0] != '\0')
 		json_array_append_new(content, json_pack("{s:s, s:s}", "type",
 		    "text", "text", msg));
+	/* An inlined image's artifact_delivered follows its code_execution
+	 * (docs/audit-events.md); without artifacts the record waits for the
+	 * reply: it is asynchronous, and its encoding and the daemon's
+	 * wake-up were on the way of the reply. */
+	if (json_array_size(r.artifacts) > 0) {
+		server_audit(pc->srv, rec);
+		rec = NULL;
+	}
 	if (!r.session_gone)
 		content = inline_images(pc, r.session_id, content, r.artifacts);
 	tool_result(pc->rq, json_pack("{s:o, s:o, s:b}", "content", content,
 	    "structuredContent", sc, "isError", r.exit_code != 0 ||
 	    r.timed_out || r.oom_killed));
+	if (rec != NULL)
+		server_audit(pc->srv, rec);
 out:
 	json_decref(none);
 	pycall_free(pc);

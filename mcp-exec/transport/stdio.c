@@ -5,6 +5,7 @@
  * file or /dev/null (which epoll refuses) is read or written directly.
  */
 #include <sys/epoll.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -68,6 +69,35 @@ stdio_listener_slow(struct stdio_tr *t, const json_t *msg)
 	return 1;
 }
 
+/*
+ * One message and its newline.  With nothing queued it goes out now, in
+ * one writev, rather than from the loop's next turn (a call's reply waited
+ * for that turn: an epoll_ctl and an epoll_wait each way); whatever the
+ * pipe does not take is queued behind, in order.
+ */
+static void
+stdio_write(struct stdio_tr *t, const char *s, size_t len)
+{
+	struct evbuffer	*out = bufferevent_get_output(t->out);
+	struct iovec	 iov[2] = { { (void *)s, len }, { "\n", 1 } };
+	ssize_t		 n = 0;
+	size_t		 done;
+
+	if (evbuffer_get_length(out) == 0) {
+		do
+			n = writev(STDOUT_FILENO, iov, 2);
+		while (n == -1 && errno == EINTR);
+		/* EAGAIN and errors: queued, the bufferevent reports them. */
+		if (n == -1)
+			n = 0;
+	}
+	done = (size_t)n;
+	if (done < len)
+		bufferevent_write(t->out, s + done, len - done);
+	if (done < len + 1)
+		bufferevent_write(t->out, "\n", 1);
+}
+
 static void
 stdio_send(void *arg, json_t *msg)
 {
@@ -82,10 +112,8 @@ stdio_send(void *arg, json_t *msg)
 			if (write_all(STDOUT_FILENO, s, strlen(s)) == -1 ||
 			    write_all(STDOUT_FILENO, "\n", 1) == -1)
 				log_warn("stdout");
-		} else {
-			bufferevent_write(t->out, s, strlen(s));
-			bufferevent_write(t->out, "\n", 1);
-		}
+		} else
+			stdio_write(t, s, strlen(s));
 		free(s);
 	}
 	json_decref(msg);
