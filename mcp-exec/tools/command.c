@@ -138,16 +138,17 @@ run_command(struct tool_req *rq, const json_t *args,
 	staged = json_array();
 	if (inputs_stage(s, files, staged, err, sizeof(err)) == -1) {
 		counters_call(&srv->counters, "run_command", COUNT_ERROR);
-		tool_error(rq, "%s", err);
+		/* Gone before the reply, which leaves at once. */
 		if (sid == NULL)
 			session_close(s, "not run");
+		tool_error(rq, "%s", err);
 		goto out;
 	}
 	if ((code = launcher(path, cargs)) == NULL) {
 		counters_call(&srv->counters, "run_command", COUNT_ERROR);
-		tool_fault(rq, TOOL_INTERNAL, "internal error");
 		if (sid == NULL)
 			session_close(s, "not run");
+		tool_fault(rq, TOOL_INTERNAL, "internal error");
 		goto out;
 	}
 	start_call(rq, s, code, strlen(code), timeout, token, NULL,

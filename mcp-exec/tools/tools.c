@@ -462,6 +462,15 @@ python_args(struct tool_req *rq, const json_t *args,
 	return inputs_check(rq, *files);
 }
 
+/* A session made for a call that never ran goes with it: the client
+ * never learnt its id, and it would count against the limits. */
+static void
+not_run_close(struct pycall *pc, struct session *s)
+{
+	if ((pc->oneshot || pc->created) && s != NULL)
+		session_close(s, "not run");
+}
+
 /*
  * execution_started is on disk (or could not be written): the code runs
  * now, unless the audit is required and failed, the call was cancelled
@@ -516,16 +525,16 @@ py_started(void *arg, int audited, const char *audit_err)
 	counters_call(&srv->counters, pc->tool, pc->rq->cancelled ?
 	    COUNT_CANCELLED : outcome);
 	if (!pc->rq->cancelled) {
+		/* The reply leaves at once (stdio): the session goes first, so
+		 * that nothing of it is left once the client has the answer. */
+		not_run_close(pc, s);
 		tool_error(pc->rq, "%s", err);
-		goto close;
+		pycall_free(pc);
+		return;
 	}
 out:
 	tool_drop(pc->rq);	/* cancelled: no answer */
-close:
-	/* A session made for a call that never ran goes with it: the client
-	 * never learnt its id, and it would count against the limits. */
-	if ((pc->oneshot || pc->created) && s != NULL)
-		session_close(s, "not run");
+	not_run_close(pc, s);
 	pycall_free(pc);
 }
 
@@ -702,12 +711,13 @@ execute_python(struct tool_req *rq, const json_t *args,
 	staged = json_array();
 	if (inputs_stage(s, files, staged, err, sizeof(err)) == -1) {
 		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
+		/* A session made for this call only goes with it, before the
+		 * reply (which leaves at once). */
+		if (sid == NULL)
+			session_close(s, "not run");
 		tool_error(rq, "%s", err);
 		json_decref(hits);
 		json_decref(staged);
-		/* A session made for this call only goes with it. */
-		if (sid == NULL)
-			session_close(s, "not run");
 		return;
 	}
 	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
