@@ -27,24 +27,40 @@ frame_put_header(uint8_t hdr[FRAME_HDR_LEN], size_t n)
 	hdr[3] = (uint8_t)n;
 }
 
+/* Appends what jansson emits, up to max bytes of payload. */
+struct frame_sink {
+	struct buf	*out;
+	size_t		 left;
+};
+
+static int
+frame_sink_add(const char *p, size_t n, void *arg)
+{
+	struct frame_sink	*fs = arg;
+
+	if (n > fs->left || buf_add(fs->out, p, n) == -1)
+		return -1;
+	fs->left -= n;
+	return 0;
+}
+
 int
 frame_encode(const json_t *msg, size_t max, struct buf *out)
 {
-	size_t	 n, start = out->len;
-	uint8_t	 hdr[FRAME_HDR_LEN];
+	struct frame_sink	 fs = { out, max < FRAME_MAX ? max : FRAME_MAX };
+	size_t			 n, start = out->len;
+	uint8_t			 hdr[FRAME_HDR_LEN] = { 0 };
 
-	n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
-	if (n == 0 || n > max || n > FRAME_MAX)
+	/* One pass (sizing first doubled the encoding of every record);
+	 * the header is filled in once the length is known. */
+	if (buf_add(out, hdr, sizeof(hdr)) == -1)
 		return -1;
-	frame_put_header(hdr, n);
-	if (buf_reserve(out, FRAME_HDR_LEN + n) == -1)
-		return -1;
-	buf_add(out, hdr, sizeof(hdr));
-	if (json_dumpb(msg, (char *)out->data + out->len, n, JSON_COMPACT) != n) {
+	if (json_dump_callback(msg, frame_sink_add, &fs, JSON_COMPACT) == -1 ||
+	    (n = out->len - start - FRAME_HDR_LEN) == 0) {
 		out->len = start;
 		return -1;
 	}
-	out->len += n;
+	frame_put_header(out->data + start, n);
 	return 0;
 }
 
