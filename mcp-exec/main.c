@@ -85,7 +85,6 @@ cmd_run(int argc, char *argv[])
 	struct profile		 prof;
 	struct run_request	 rq;
 	struct seccomp_prog	 filter;
-	struct netns_ahead	 netns;
 	const char		*rules = MCPEXEC_DEFAULT_RULES, *profile = NULL;
 	const char		*state = NULL, *sock = NULL;
 	char			 err[1024], id[SANDBOX_ID_HEX + 1];
@@ -137,25 +136,11 @@ cmd_run(int argc, char *argv[])
 	}
 	if (optind >= argc || argc - optind > SANDBOX_ARGS_MAX)
 		mcpexec_usage();
-	if (mcpexec_need_root() == -1)
+	if (mcpexec_need_root() == -1 ||
+	    load_settings(rules, state, profile, &conf, &prof) == -1)
 		return 1;
-	/*
-	 * The sandbox's network namespace, made on a thread while this one
-	 * loads, audits and prepares (most of what a clone into new
-	 * namespaces costs).  run_once leaves it unused for the gVisor
-	 * runtime and netguard's policies, which make theirs as before.
-	 */
-	if (netns_ahead_start(&netns) == 0)
-		rq.netns = &netns;
-	if (load_settings(rules, state, profile, &conf, &prof) == -1) {
-		if (rq.netns != NULL)
-			netns_ahead_done(rq.netns);
-		return 1;
-	}
 	if (run_state_init(&conf, err, sizeof(err)) == -1 ||
 	    cgroup_init(&conf.cgroup, err, sizeof(err)) == -1) {
-		if (rq.netns != NULL)
-			netns_ahead_done(rq.netns);
 		fprintf(stderr, "mcp-exec: %s\n", err);
 		return 1;
 	}
@@ -173,8 +158,6 @@ cmd_run(int argc, char *argv[])
 	if (run_audit_start(&ra, &rq, sock ? sock :
 	    conf.server.audit_socket, session, err, sizeof(err)) == -1) {
 		sandbox_seccomp_free(&filter);
-		if (rq.netns != NULL)
-			netns_ahead_done(rq.netns);
 		fprintf(stderr, "mcp-exec: not run: the audit trail is "
 		    "unavailable (%s)\n", err);
 		return 1;
@@ -184,8 +167,6 @@ cmd_run(int argc, char *argv[])
 	rq.done = run_done;
 	rq.hook_arg = &hooks;
 	result = run_once(&rq, err, sizeof(err));
-	if (rq.netns != NULL)
-		netns_ahead_done(rq.netns);
 	run_audit_end(&ra, &rq, result, result ? NULL : err);
 	sandbox_seccomp_free(&filter);
 	if (result == NULL && ra.refused) {

@@ -295,7 +295,7 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 				    p->timeout_default_ms;
 	int			 po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	int64_t			 t0;
-	int			 timed_out, started = 0, netns_fd;
+	int			 timed_out, started = 0;
 
 	memset(&pkg, 0, sizeof(pkg));	/* freed on every way out */
 	if (rq->argv[0] == NULL || rq->argv[0][0] != '/') {
@@ -360,23 +360,12 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	capture_init(&st.err, p->stderr_max);
 	st.fd[0] = po[0];
 	st.fd[1] = pe[0];
-	/* Made while this run loaded, audited and prepared; without it,
-	 * clone makes one. */
-	if (rq->netns != NULL && p->runtime == SANDBOX_NATIVE && !p->netguard) {
-		if ((netns_fd = netns_ahead_take(rq->netns, err, errlen)) != -1)
-			spec.netns_fd = &netns_fd;
-		else if (err[0] != '\0')
-			log_warnx("network namespace ahead: %s; cloning one",
-			    err);
-	}
 	started = (spec.hold || rq->ready == NULL ||
 	    rq->ready(rq->hook_arg, err, errlen) == 0) &&
 	    sandbox_start(&spec, &sb, err, errlen) == 0;
-	/* Only the sandbox holds the write ends now, and its netns. */
+	/* Only the sandbox holds the write ends now. */
 	close(po[1]);
 	close(pe[1]);
-	if (rq->netns != NULL)
-		netns_ahead_done(rq->netns);
 	/* Held until ready says the command may run (native runtime). */
 	if (started && spec.hold)
 		started = rq->ready(rq->hook_arg, err, errlen) == 0 &&

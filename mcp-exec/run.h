@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "sandbox/netns_ahead.h"
 #include "sessions/profile.h"
 
 #define RUN_FILES_MAX		16
@@ -36,12 +35,6 @@ struct run_request {
 	/* NULL, or given the whole result before the sandbox is torn down. */
 	void				(*done)(void *arg, const json_t *result);
 	void				*hook_arg;
-	/*
-	 * NULL, or a network namespace being made ahead for this run
-	 * (native runtime, no netguard policy): the sandbox is cloned into
-	 * it.  The caller calls netns_ahead_done after run_once.
-	 */
-	struct netns_ahead		*netns;
 };
 
 /*

@@ -105,12 +105,6 @@ struct sandbox_spec {
 	 * wait for something (an audit ack) while the sandbox is built.
 	 */
 	int			 hold;
-	/*
-	 * NULL, or a network namespace made ahead (netns_ahead.h), owned
-	 * by the host's user namespace: init is cloned into it instead of
-	 * a new one, and the parent, not the child, brings lo up (L1).
-	 */
-	const int		*netns_fd;
 };
 
 struct sandbox {

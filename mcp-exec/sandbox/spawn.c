@@ -34,7 +34,6 @@
 #include "privs.h"
 #include "log.h"
 #include "mounts.h"
-#include "netns_ahead.h"
 #include "ns.h"
 #include "sandbox.h"
 #include "seccomp_filter.h"
@@ -294,8 +293,7 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	ms.packages = s->packages;
 	if (mounts_setup(&ms, err, sizeof(err)) == -1 ||
 	    ns_set_hostname(s->hostname, err, sizeof(err)) == -1 ||
-	    ns_loopback(s->net == NET_LOOPBACK && s->netns_fd == NULL, err,
-	    sizeof(err)) == -1)
+	    ns_loopback(s->net == NET_LOOPBACK, err, sizeof(err)) == -1)
 		child_fail(sync, err);
 	if (chdir("/workspace") == -1) {
 		snprintf(err, sizeof(err), "chdir /workspace: %s",
@@ -485,7 +483,7 @@ await_ready(struct sandbox *sb, char *err, size_t errlen)
  * whether that happened.
  */
 static pid_t
-clone_child(struct sandbox *sb, uint64_t flags, int *placed)
+clone_child(struct sandbox *sb, int *placed)
 {
 	struct clone_args	 ca;
 	pid_t			 pid;
@@ -493,7 +491,7 @@ clone_child(struct sandbox *sb, uint64_t flags, int *placed)
 	*placed = 0;
 	if (cgroup_fd(sb->cg) != -1) {
 		memset(&ca, 0, sizeof(ca));
-		ca.flags = flags | CLONE_INTO_CGROUP;
+		ca.flags = NS_CLONE_FLAGS | CLONE_INTO_CGROUP;
 		ca.exit_signal = SIGCHLD;
 		ca.cgroup = (uint64_t)cgroup_fd(sb->cg);
 		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
@@ -505,8 +503,8 @@ clone_child(struct sandbox *sb, uint64_t flags, int *placed)
 		if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
 			return -1;
 	}
-	return (pid_t)syscall(SYS_clone, (unsigned long)flags | SIGCHLD, NULL,
-	    NULL, NULL, 0);
+	return (pid_t)syscall(SYS_clone, NS_CLONE_FLAGS | SIGCHLD, NULL, NULL,
+	    NULL, 0);
 }
 
 /* A failure init reported before it died, in place of ours: it says why. */
@@ -530,8 +528,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
 	struct go_msg	 go;
-	uint64_t	 flags = NS_CLONE_FLAGS;
-	int		 sv[2], placed, self, host_net = -1;
+	int		 sv[2], placed, self;
 	pid_t		 pid;
 
 	if (s->runtime == SANDBOX_GVISOR)
@@ -549,25 +546,7 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 		close(sv[1]);
 		return -1;
 	}
-	/*
-	 * A network namespace made ahead: this thread steps into it for the
-	 * clone alone (and L1's loopback), so init is born there, and steps
-	 * back.
-	 */
-	if (s->netns_fd != NULL) {
-		if ((host_net = netns_ahead_enter(*s->netns_fd, s->net ==
-		    NET_LOOPBACK, err, errlen)) == -1) {
-			cgroup_join_done(sb->cg);
-			close(sv[0]);
-			close(sv[1]);
-			return -1;
-		}
-		flags &= ~(uint64_t)CLONE_NEWNET;
-	}
-	pid = clone_child(sb, flags, &placed);
-	if (host_net != -1 && pid != 0)
-		netns_ahead_leave(host_net);
-	if (pid == -1) {
+	if ((pid = clone_child(sb, &placed)) == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		cgroup_join_done(sb->cg);
 		close(sv[0]);
@@ -576,9 +555,6 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		/* The way back to the host's network namespace is not ours. */
-		if (host_net != -1)
-			close(host_net);
 		child_main(s, sb->cg, sv[1]);
 	}
 	cgroup_join_done(sb->cg);
