@@ -30,6 +30,9 @@
 #define CG_RMDIR_TRIES	300	/* 3 s: a busy host reaps slowly */
 #define CG_WAIT_NS	10000000	/* 10 ms between tries */
 #define CPU_PERIOD_US	100000
+/* Where the kernel counts its OOM kills: read at the end of every call. */
+#define OOM_FILE(cg)	((cg)->v == CGROUP_V2 ? "memory.events" : \
+			    "memory.oom_control")
 
 static const char *const v1_controllers[CG_V1_MAX] = { "memory", "pids", "cpu" };
 static const char *const v2_want = "+memory +pids +cpu";
@@ -39,6 +42,7 @@ struct cgroup {
 	char			path[CG_V1_MAX][PATH_MAX];
 	int			npaths;
 	int			fd;		/* v2 directory, or -1 */
+	int			oomfd;		/* OOM_FILE, or -1 */
 	/* v1: each hierarchy's tasks file, opened by the parent for the
 	 * child to join itself through (cgroup_join_self); -1 when shut. */
 	int			tasks[CG_V1_MAX];
@@ -98,24 +102,32 @@ cg_read(const char *dir, const char *file)
 	return data;
 }
 
-/* The value after `key ` in a "key value" per line file. */
+/* The value after `key ` in "key value" lines. */
 static int
-cg_keyed(const char *dir, const char *file, const char *key, uint64_t *out)
+keyed(const char *data, const char *key, uint64_t *out)
 {
-	char		*data, *p;
+	const char	*p;
 	size_t		 klen = strlen(key);
-	int		 rv = -1;
 
-	if ((data = cg_read(dir, file)) == NULL)
-		return -1;
 	for (p = data; p != NULL && *p != '\0'; p = strchr(p, '\n'),
 	    p = p ? p + 1 : NULL) {
 		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
 			*out = strtoull(p + klen + 1, NULL, 10);
-			rv = 0;
-			break;
+			return 0;
 		}
 	}
+	return -1;
+}
+
+static int
+cg_keyed(const char *dir, const char *file, const char *key, uint64_t *out)
+{
+	char	*data;
+	int	 rv;
+
+	if ((data = cg_read(dir, file)) == NULL)
+		return -1;
+	rv = keyed(data, key, out);
 	free(data);
 	return rv;
 }
@@ -410,7 +422,7 @@ cgroup_paths(const struct cgroup_conf *conf, const char *name, int mk,
 		return NULL;
 	}
 	cg = xcalloc(1, sizeof(*cg));
-	cg->fd = -1;
+	cg->fd = cg->oomfd = -1;
 	for (i = 0; i < CG_V1_MAX; i++)
 		cg->tasks[i] = -1;
 	cg->v = conf->resolved;
@@ -440,6 +452,7 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
     const struct sandbox_limits *l, char *err, size_t errlen)
 {
 	struct cgroup	*cg;
+	char		 path[PATH_MAX];
 
 	if ((cg = cgroup_paths(conf, name, 1, err, errlen)) == NULL)
 		return NULL;
@@ -455,6 +468,10 @@ cgroup_create(const struct cgroup_conf *conf, const char *name,
 		    strerror(errno));
 		goto fail;
 	}
+	/* Kept open, for one pread a call; without it, by its path. */
+	if (xsnprintf(path, sizeof(path), "%s/%s", cg->path[0],
+	    OOM_FILE(cg)) != -1)
+		cg->oomfd = open(path, O_RDONLY | O_CLOEXEC);
 	return cg;
 fail:
 	cgroup_destroy(cg);
@@ -619,13 +636,19 @@ cgroup_oom_killed(struct cgroup *cg)
 uint64_t
 cgroup_oom_kills(struct cgroup *cg)
 {
-	uint64_t	 n = 0;
+	char		 buf[1024];
+	ssize_t		 n;
+	uint64_t	 v = 0;
 
-	if (cg->v == CGROUP_V2)
-		(void)cg_keyed(cg->path[0], "memory.events", "oom_kill", &n);
-	else
-		(void)cg_keyed(cg->path[0], "memory.oom_control", "oom_kill", &n);
-	return n;
+	/* A seq_file read at offset 0 is the kernel's count now. */
+	if (cg->oomfd == -1 ||
+	    (n = pread(cg->oomfd, buf, sizeof(buf) - 1, 0)) == -1) {
+		(void)cg_keyed(cg->path[0], OOM_FILE(cg), "oom_kill", &v);
+		return v;
+	}
+	buf[n] = '\0';
+	(void)keyed(buf, "oom_kill", &v);
+	return v;
 }
 
 /*
@@ -743,6 +766,8 @@ cgroup_destroy(struct cgroup *cg)
 	cgroup_join_done(cg);
 	if (cg->fd != -1)
 		close(cg->fd);
+	if (cg->oomfd != -1)
+		close(cg->oomfd);
 	for (i = 0; i < cg->npaths; i++) {
 		if (cg->path[i][0] == '\0')
 			continue;

@@ -358,8 +358,11 @@ tasks_fds(void)
 		snprintf(p, sizeof(p), "/proc/self/fd/%s", de->d_name);
 		if ((n = readlink(p, l, sizeof(l) - 1)) > 0) {
 			l[n] = '\0';
+			/* A tasks file: the way into a cgroup (the OOM
+			 * counter a cgroup keeps open is no way in). */
 			found += strncmp(l, CGROUP_ROOT "/", strlen(CGROUP_ROOT)
-			    + 1) == 0;
+			    + 1) == 0 && n > 6 && strcmp(l + n - 6, "/tasks")
+			    == 0;
 		}
 	}
 	closedir(d);
