@@ -146,12 +146,10 @@ frame_out_pending(const struct frame_out *fo)
 	return fo->off < fo->b.len;
 }
 
-int
-frame_out_start(struct frame_out *fo, const json_t *msg, size_t max,
-    const int *fds, size_t nfds)
+static int
+frame_out_encode(struct frame_out *fo, const json_t *msg, size_t max,
+    size_t nfds)
 {
-	size_t	 i;
-
 	if (frame_out_pending(fo) || nfds > FRAME_FDS_MAX) {
 		errno = EINVAL;
 		return -1;
@@ -162,6 +160,17 @@ frame_out_start(struct frame_out *fo, const json_t *msg, size_t max,
 		errno = EMSGSIZE;
 		return -1;
 	}
+	return 0;
+}
+
+int
+frame_out_start(struct frame_out *fo, const json_t *msg, size_t max,
+    const int *fds, size_t nfds)
+{
+	size_t	 i;
+
+	if (frame_out_encode(fo, msg, max, nfds) == -1)
+		return -1;
 	/* Ours until the first byte is out: the caller may close its own. */
 	for (i = 0; i < nfds; i++) {
 		if ((fo->fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 0)) == -1) {
@@ -170,6 +179,17 @@ frame_out_start(struct frame_out *fo, const json_t *msg, size_t max,
 			return -1;
 		}
 	}
+	fo->nfds = nfds;
+	return 0;
+}
+
+int
+frame_out_give(struct frame_out *fo, const json_t *msg, size_t max,
+    const int *fds, size_t nfds)
+{
+	if (frame_out_encode(fo, msg, max, nfds) == -1)
+		return -1;
+	memcpy(fo->fds, fds, nfds * sizeof(*fds));
 	fo->nfds = nfds;
 	return 0;
 }

@@ -66,6 +66,9 @@ struct frame_out {
 void	 frame_out_init(struct frame_out *);
 int	 frame_out_start(struct frame_out *, const json_t *msg, size_t max,
 	    const int *fds, size_t nfds);
+/* start, but the frame takes fds themselves (none on -1): no duplicate. */
+int	 frame_out_give(struct frame_out *, const json_t *msg, size_t max,
+	    const int *fds, size_t nfds);
 int	 frame_out_flush(struct frame_out *, int fd);
 int	 frame_out_pending(const struct frame_out *);
 /* Drops what was not sent and closes the kept descriptors. */

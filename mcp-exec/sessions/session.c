@@ -707,19 +707,17 @@ session_exec(struct session *s, const char *code, size_t len,
 	    s->prof.stdout_max : RESULTS_TEXT_MAX));
 	fds[0] = po[1];
 	fds[1] = pe[1];
-	/* The frame keeps its own copies of the write ends until sent. */
-	r = msg ? frame_out_start(&s->ctl_out, msg, DRIVER_EXEC_MAX, fds, 2) :
+	/* The frame takes the write ends and closes them once sent. */
+	r = msg ? frame_out_give(&s->ctl_out, msg, DRIVER_EXEC_MAX, fds, 2) :
 	    -1;
 	json_decref(msg);
-	close(po[1]);
-	close(pe[1]);
-	po[1] = pe[1] = -1;
 	if (r == -1) {
 		/* Nothing was sent: the session is as it was. */
 		snprintf(err, errlen, "the code could not be framed for the "
 		    "session's Python driver");
 		goto fail;
 	}
+	po[1] = pe[1] = -1;
 	r = frame_out_flush(&s->ctl_out, s->ctl);
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
@@ -735,8 +733,9 @@ session_exec(struct session *s, const char *code, size_t len,
 	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);
+	/* Fresh read ends: O_RDONLY is all their flags hold. */
 	for (i = 0; i < 2; i++) {
-		if (session_nonblock(c->fd[i]) == -1 ||
+		if (fcntl(c->fd[i], F_SETFL, O_NONBLOCK) == -1 ||
 		    (c->ev[i] = event_new(s->srv->base, c->fd[i], EV_READ |
 		    EV_PERSIST, pipe_cb, c)) == NULL)
 			fatalx("call events");

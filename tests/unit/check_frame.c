@@ -233,6 +233,42 @@ START_TEST(test_frame_out_error_on_closed_peer)
 }
 END_TEST
 
+/* give: the frame sends the descriptor itself and closes it once sent;
+ * a frame that cannot be made takes nothing. */
+START_TEST(test_frame_out_give_sends_and_closes_the_descriptor)
+{
+	struct frame_out	 fo;
+	json_t			*msg = json_pack("{s:s}", "op", "exec"), *got;
+	int			 sv[2], p[2], fds[FRAME_FDS_MAX];
+	size_t			 nfds;
+	char			 err[128], c;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
+	    sv), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	frame_out_init(&fo);
+	ck_assert_int_eq(frame_out_give(&fo, msg, 4, &p[1], 1), -1);
+	ck_assert_int_ne(fcntl(p[1], F_GETFD), -1);
+	ck_assert_int_eq(frame_out_give(&fo, msg, FRAME_MAX, &p[1], 1), 0);
+	ck_assert_int_eq(frame_out_flush(&fo, sv[0]), 1);
+	ck_assert_int_eq(fcntl(p[1], F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(frame_recv(sv[1], FRAME_MAX, &got, fds, &nfds, err,
+	    sizeof(err)), 1);
+	ck_assert_uint_eq(nfds, 1);
+	ck_assert_int_eq(write(fds[0], "k", 1), 1);
+	close(fds[0]);
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	ck_assert_int_eq(read(p[0], &c, 1), 0);	/* no copy left anywhere */
+	frame_out_free(&fo);
+	json_decref(got);
+	json_decref(msg);
+	close(p[0]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
 static Suite *
 frame_suite(void)
 {
@@ -249,6 +285,7 @@ frame_suite(void)
 	tcase_add_test(tc, test_listen_refuses_to_replace_a_regular_file);
 	tcase_add_test(tc, test_frame_out_sends_whole_frames_to_nonblocking_peer);
 	tcase_add_test(tc, test_frame_out_error_on_closed_peer);
+	tcase_add_test(tc, test_frame_out_give_sends_and_closes_the_descriptor);
 	suite_add_tcase(s, tc);
 	return s;
 }
