@@ -749,7 +749,10 @@ session_exec(struct session *s, const char *code, size_t len,
 		c->kill_reason = "the session's Python driver is not listening";
 		evtimer_add(c->timer, &now);
 	} else {
-		/* The call's own clock bounds the sending too. */
+		/* The call's own clock bounds the sending too.  From now, not
+		 * from the loop's cached time (this turn's start): the code gets
+		 * all of its timeout, as the call's duration measures it. */
+		event_base_update_cache_time(s->srv->base);
 		evtimer_add(c->timer, &tv);
 		if (r == 0 && event_add(s->ctl_wev, NULL) == -1)
 			fatalx("event_add");
