@@ -7,6 +7,9 @@
  *   existing   `1+1` in a session that already exists
  *   new        `1+1` with no session_id: a new sandbox and driver
  *   parallel   `1+1` with one call in flight in each of N sessions
+ *   beside     `1+1` in an existing session, one call after another,
+ *              while a new session starts beside it (is the server's
+ *              loop free while a sandbox is built and its driver starts?)
  *
  * Prints one "name p50_ns p99_ns" line per latency and one "calls_per_sec"
  * line; bench/run.sh turns them into ratios.  For the warm pool: --only-new
@@ -48,13 +51,14 @@ struct server {
 	long long	 next_id;
 };
 
-/* Sorts v and prints "name p50 p99". */
+/* Sorts v and prints "name p50 p99 max". */
 static void
 report(const char *name, uint64_t *v, size_t n)
 {
 	stats_sort(v, n);
-	printf("%s %llu %llu\n", name, (unsigned long long)v[(n - 1) / 2],
-	    (unsigned long long)v[(n * 99 + 99) / 100 - 1]);
+	printf("%s %llu %llu %llu\n", name, (unsigned long long)v[(n - 1) / 2],
+	    (unsigned long long)v[(n * 99 + 99) / 100 - 1],
+	    (unsigned long long)v[n - 1]);
 	fflush(stdout);
 }
 
@@ -170,6 +174,49 @@ close_session(struct server *s, const char *sid)
 	    "2.0", "id", (json_int_t)s->next_id++, "method", "tools/call",
 	    "params", "name", "close_session", "arguments", "session_id", sid));
 	json_decref(recv_response(s));
+}
+
+/*
+ * fresh times: a new session's call goes out, and calls in session sid
+ * follow one after another until its answer is in.  Reports their
+ * latencies: a loop held up by the new session's start shows here.
+ */
+static void
+beside_new(struct server *s, const char *sid, size_t fresh)
+{
+	uint64_t	*lat = NULL, t0;
+	size_t		 n = 0, cap = 0, i;
+	long long	 nid;
+	json_t		*msg;
+	char		*nsid;
+
+	for (i = 0; i < fresh; i++) {
+		nid = call_python(s, NULL);
+		nsid = NULL;
+		while (nsid == NULL) {
+			t0 = bench_now_ns();
+			(void)call_python(s, sid);
+			for (;;) {
+				msg = recv_response(s);
+				if (json_integer_value(json_object_get(msg,
+				    "id")) == nid) {
+					nsid = result_session(msg);
+					continue;
+				}
+				free(result_session(msg));
+				break;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 1024;
+				lat = xrealloc(lat, cap * sizeof(*lat));
+			}
+			lat[n++] = bench_now_ns() - t0;
+		}
+		close_session(s, nsid);
+		free(nsid);
+	}
+	report("beside", lat, n);
+	free(lat);
 }
 
 static uint64_t
@@ -296,6 +343,7 @@ main(int argc, char *argv[])
 		lat[i] = bench_now_ns() - t0;
 	}
 	report("existing", lat, calls);
+	beside_new(&s, sid, fresh);
 	close_session(&s, sid);
 	free(sid);
 

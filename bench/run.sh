@@ -28,7 +28,9 @@
 #     enough for the refill) against the same bare start (target <= 0.3x),
 #     and one whose pool pre-imported numpy and pandas, running `import
 #     numpy, pandas`, against a bare `python3 -c "import numpy, pandas"`
-#     (target <= 0.1x).
+#     (target <= 0.1x).  Also: calls in an existing session while a new
+#     session (no pool) starts beside them, p50/p99/max: how long a
+#     sandbox build holds the server's loop.
 #   netguard attach: nft_open + nft_apply of an L2 policy with 1,000
 #     allowlisted addresses in a fresh netns (bench/ng_attach), against
 #     `nft -f` of the same ruleset in another.  Target >= 20x faster.
@@ -269,6 +271,7 @@ echo "$out" | awk '
 	$1 == "bare" { b50 = $2; b99 = $3 }
 	$1 == "new" || $1 == "existing" { p50[$1] = $2; p99[$1] = $3 }
 	$1 == "calls_per_sec" { cps = $2 }
+	$1 == "beside" { s50 = $2; s99 = $3; smax = $4 }
 	END {
 		printf "bare python3 -I -S -c pass: p50 %.2f ms\n", b50 / 1e6
 		tgt["new"] = "; target p50 <= 0.3x"
@@ -276,6 +279,8 @@ echo "$out" | awk '
 		for (k in p50)
 			printf "%-8s session call: p50 %.2f ms (%.3fx bare), p99 %.2f ms (%.3fx bare)%s\n",
 			    k, p50[k] / 1e6, p50[k] / b50, p99[k] / 1e6, p99[k] / b50, tgt[k]
+		printf "existing session call while a new session starts beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+		    s50 / 1e6, s99 / 1e6, smax / 1e6
 		printf "8 sessions, one call in flight each: %d calls/s\n", cps
 	}'
 pooled "pool: {size: 2}" 400 "1+1" "" \

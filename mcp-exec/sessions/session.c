@@ -33,7 +33,12 @@
  * and the envelope.  The driver accepts up to 16 MiB. */
 #define DRIVER_EXEC_MAX		(6 * CODE_BYTES_MAX + 256)
 
+/* Why a call that never ran ends, when its driver never came up. */
+#define DRIVER_NOT_STARTED	"the session's Python driver did not start"
+
 enum call_phase {
+	CALL_STARTING,		/* the driver's "ready" is still to come: the
+				   exec frame waits, the code has not left */
 	CALL_SENDING,		/* the exec frame is still going out */
 	CALL_RUNNING,
 	CALL_INTERRUPTING,	/* SIGINT sent, grace running */
@@ -49,6 +54,7 @@ struct call {
 	struct event		*ev[2];
 	struct capture		 cap[2];
 	struct event		*timer;
+	unsigned		 timeout_ms;
 	uint64_t		 t0;
 	uint64_t		 cpu0;		/* the cgroup's, at the start */
 	int			 done;		/* the driver reported */
@@ -61,8 +67,8 @@ struct call {
 	int			 results_truncated;
 };
 
-
 static void	call_finish(struct call *);
+static void	call_send(struct call *);
 
 /* ------------------------------------------------------------ helpers */
 
@@ -517,6 +523,15 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 	int		 i;
 
 	switch (c->phase) {
+	case CALL_STARTING:
+		/* No "ready" within DRIVER_READY_MS, or cancelled first:
+		 * nothing ran, and a driver that never came up is no session. */
+		if (c->kill_reason == NULL)
+			c->kill_reason = DRIVER_NOT_STARTED;
+		c->killed = 1;
+		sandbox_kill(&c->s->sb);
+		call_finish(c);
+		break;
 	case CALL_SENDING:
 		/* The code never reached the driver whole: nothing ran, and
 		 * the session cannot be used with half a frame in it. */
@@ -559,8 +574,18 @@ timer_cb(evutil_socket_t fd, short ev, void *arg)
 void
 call_cancel(struct call *c)
 {
+	struct timeval	 now = { 0, 0 };
+
 	if (c->done || c->cancelled)
 		return;
+	if (c->phase == CALL_STARTING) {
+		/* The code never left: the call ends from the loop, and the
+		 * session made for it with it. */
+		c->cancelled = 1;
+		c->kill_reason = "cancelled before the code ran";
+		evtimer_add(c->timer, &now);
+		return;
+	}
 	if (c->phase == CALL_SENDING) {
 		/* It runs once the driver has it all; interrupt it then. */
 		c->cancelled = c->interrupt_when_sent = 1;
@@ -614,7 +639,8 @@ driver_message(struct session *s, json_t *msg)
 	struct timeval	 tv = { 0, CALL_DRAIN_MS * 1000 };
 
 	/* No "done" counts for code the driver has not had whole. */
-	if (c == NULL || c->done || c->phase == CALL_SENDING || op == NULL ||
+	if (c == NULL || c->done || c->phase == CALL_STARTING ||
+	    c->phase == CALL_SENDING || op == NULL ||
 	    strcmp(op, "done") != 0 ||
 	    json_integer_value(json_object_get(msg, "id")) !=
 	    (json_int_t)c->exec_id || !json_is_integer(code))
@@ -629,6 +655,30 @@ driver_message(struct session *s, json_t *msg)
 	}
 	c->phase = CALL_DRAINING;
 	evtimer_add(c->timer, &tv);
+}
+
+/*
+ * The first words of a driver started for a request (sessions made ahead
+ * are the pool's): "ready", or it is no driver of ours.  -1: killed, its
+ * end comes as the socket's.  The call waiting for it goes out now.
+ */
+static int
+driver_started(struct session *s, json_t *msg)
+{
+	const char	*op = json_string_value(json_object_get(msg, "op"));
+
+	if (op == NULL || strcmp(op, "ready") != 0) {
+		if (s->call != NULL) {
+			s->call->killed = 1;
+			s->call->kill_reason = DRIVER_NOT_STARTED;
+		}
+		sandbox_kill(&s->sb);
+		return -1;
+	}
+	s->starting = 0;
+	if (s->call != NULL)
+		call_send(s->call);
+	return 0;
 }
 
 void
@@ -648,9 +698,12 @@ session_ctl_cb(evutil_socket_t fd, short ev, void *arg)
 		/* The driver is gone (killed, exited, OOM): so is the state. */
 		if (s->call != NULL) {
 			s->call->killed = s->call->driver_died = 1;
+			if (s->starting && s->call->kill_reason == NULL)
+				s->call->kill_reason = DRIVER_NOT_STARTED;
 			call_finish(s->call);
 		} else
-			session_close(s, "the session's Python process ended");
+			session_close(s, s->starting ? DRIVER_NOT_STARTED :
+			    "the session's Python process ended");
 		return;
 	}
 	s->ctl_len += (size_t)n;
@@ -668,16 +721,59 @@ session_ctl_cb(evutil_socket_t fd, short ev, void *arg)
 		}
 		if (s->ctl_len < FRAME_HDR_LEN + len)
 			return;
-		if ((msg = frame_parse(s->ctl_buf + FRAME_HDR_LEN, len, err,
-		    sizeof(err))) != NULL) {
+		msg = frame_parse(s->ctl_buf + FRAME_HDR_LEN, len, err,
+		    sizeof(err));
+		if (s->starting) {
+			if (driver_started(s, msg) == -1) {
+				json_decref(msg);
+				s->ctl_len = 0;
+				return;
+			}
+		} else if (msg != NULL)
 			driver_message(s, msg);
-			json_decref(msg);
-		}
+		json_decref(msg);
 		/* A "done" never ends the session, so s is still ours. */
 		memmove(s->ctl_buf, s->ctl_buf + FRAME_HDR_LEN + len,
 		    s->ctl_len - FRAME_HDR_LEN - len);
 		s->ctl_len -= FRAME_HDR_LEN + len;
 	}
+}
+
+/*
+ * The exec frame goes out to a driver that is ready: the code runs once it
+ * has the frame whole (call_sent), and the call's clock starts now.
+ */
+static void
+call_send(struct call *c)
+{
+	struct session	*s = c->s;
+	struct timeval	 tv = { c->timeout_ms / 1000,
+			    (c->timeout_ms % 1000) * 1000 };
+	struct timeval	 now = { 0, 0 };
+	int		 r;
+
+	r = frame_out_flush(&s->ctl_out, s->ctl);
+	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
+	c->t0 = mono_ms();
+	/* A billed call starts where the last billed one ended, or reads
+	 * the counter (after the driver's start: that is not the code's);
+	 * an unbilled one reads nothing. */
+	c->cpu0 = !c->hooks.cpu || s->sb.cg == NULL ? 0 : s->cpu_marked ?
+	    s->cpu_mark : cgroup_cpu_usec(s->sb.cg);
+	if (r == -1) {
+		/* Failed mid-frame: the call ends from the loop, as a kill,
+		 * and the session with it (done never runs before we return). */
+		c->kill_reason = "the session's Python driver is not listening";
+		evtimer_add(c->timer, &now);
+		return;
+	}
+	/* The call's own clock bounds the sending too.  From now, not from
+	 * the loop's cached time (this turn's start): the code gets all of
+	 * its timeout, as the call's duration measures it. */
+	event_base_update_cache_time(s->srv->base);
+	evtimer_add(c->timer, &tv);
+	if (r == 0 && event_add(s->ctl_wev, NULL) == -1)
+		fatalx("event_add");
 }
 
 struct call *
@@ -686,8 +782,8 @@ session_exec(struct session *s, const char *code, size_t len,
     size_t errlen)
 {
 	struct call	*c;
-	struct timeval	 tv = { timeout_ms / 1000, (timeout_ms % 1000) * 1000 };
-	struct timeval	 now = { 0, 0 };
+	struct timeval	 ready = { DRIVER_READY_MS / 1000,
+			    (DRIVER_READY_MS % 1000) * 1000 };
 	json_t		*msg;
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, fds[2], i, r;
 
@@ -718,19 +814,15 @@ session_exec(struct session *s, const char *code, size_t len,
 		goto fail;
 	}
 	po[1] = pe[1] = -1;
-	r = frame_out_flush(&s->ctl_out, s->ctl);
 	c = xcalloc(1, sizeof(*c));
 	c->s = s;
 	c->hooks = *hooks;
 	c->exec_id = s->next_exec;
 	c->fd[0] = po[0];
 	c->fd[1] = pe[0];
+	c->timeout_ms = timeout_ms;
 	c->t0 = mono_ms();
-	/* A billed call starts where the last billed one ended, or reads
-	 * the counter; an unbilled one reads nothing. */
-	c->cpu0 = !hooks->cpu || s->sb.cg == NULL ? 0 : s->cpu_marked ?
-	    s->cpu_mark : cgroup_cpu_usec(s->sb.cg);
-	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
+	c->phase = CALL_STARTING;
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);
 	/* Fresh read ends: O_RDONLY is all their flags hold. */
@@ -743,22 +835,14 @@ session_exec(struct session *s, const char *code, size_t len,
 	}
 	if ((c->timer = evtimer_new(s->srv->base, timer_cb, c)) == NULL)
 		fatalx("evtimer_new");
-	if (r == -1) {
-		/* Failed mid-frame: the call ends from the loop, as a kill,
-		 * and the session with it (done never runs before we return). */
-		c->kill_reason = "the session's Python driver is not listening";
-		evtimer_add(c->timer, &now);
-	} else {
-		/* The call's own clock bounds the sending too.  From now, not
-		 * from the loop's cached time (this turn's start): the code gets
-		 * all of its timeout, as the call's duration measures it. */
-		event_base_update_cache_time(s->srv->base);
-		evtimer_add(c->timer, &tv);
-		if (r == 0 && event_add(s->ctl_wev, NULL) == -1)
-			fatalx("event_add");
-	}
 	s->call = c;
 	s->last_used = mono_ms();
+	/* A driver still starting takes the frame once it is "ready"
+	 * (driver_started), within DRIVER_READY_MS. */
+	if (s->starting)
+		evtimer_add(c->timer, &ready);
+	else
+		call_send(c);
 	return c;
 fail:
 	for (i = 0; i < 2; i++) {

@@ -57,8 +57,8 @@ driver_read(struct session *s, int timeout_ms)
 }
 
 /* The driver's command line; the profile's modules, if any, imported
- * before "ready" when built ahead (a build on the request path would hold
- * the event loop for the imports: there the code imports them). */
+ * before "ready" when built ahead (a session built for a request would
+ * make its call wait for all of them: there the code imports its own). */
 static void
 driver_argv(struct session *s, int ahead)
 {
@@ -78,8 +78,8 @@ driver_argv(struct session *s, int ahead)
 }
 
 /* The sandbox started, its driver on its way to "ready". */
-static struct session *
-build_start(struct server *srv, const char *principal,
+struct session *
+session_build(struct server *srv, const char *principal,
     const struct profile *prof, char *err, size_t errlen)
 {
 	const struct server_conf	*sc = &srv->conf.server;
@@ -173,23 +173,6 @@ session_ready(struct session *s, int timeout_ms)
 	return rv;
 }
 
-struct session *
-session_build(struct server *srv, const char *principal,
-    const struct profile *prof, char *err, size_t errlen)
-{
-	struct session	*s;
-
-	if ((s = build_start(srv, principal, prof, err, errlen)) == NULL)
-		return NULL;
-	/* Built ahead, the pool waits for "ready" from the loop. */
-	if (principal != NULL && session_ready(s, DRIVER_READY_MS) == -1) {
-		snprintf(err, errlen, "the session's Python driver did not start");
-		session_discard(s);
-		return NULL;
-	}
-	return s;
-}
-
 void
 session_discard(struct session *s)
 {
@@ -275,9 +258,14 @@ session_create(struct server *srv, const char *principal,
 			session_discard(s);
 		return NULL;
 	}
-	if (s == NULL && (s = session_build(srv, principal, prof, err,
-	    errlen)) == NULL)
-		return NULL;
+	if (s == NULL) {
+		if ((s = session_build(srv, principal, prof, err,
+		    errlen)) == NULL)
+			return NULL;
+		/* Its driver starts while the loop serves others: the call
+		 * waits for "ready" (driver_started), not the server. */
+		s->starting = 1;
+	}
 	if (session_handout(s, principal, bill, client, err, errlen) == -1) {
 		session_discard(s);
 		return NULL;

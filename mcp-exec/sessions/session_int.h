@@ -64,6 +64,9 @@ struct session {
 	const char		*argv[8];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
 	int			 warming;	/* pooled, "ready" not yet read */
+	/* Built for a request and handed out before its driver's "ready":
+	 * that comes through session_ctl_cb, and the first call waits. */
+	int			 starting;
 	/* The filter this sandbox got, for session_created: digested at the
 	 * build, off the request path (a reload drains the pool first). */
 	char			 seccomp_sha256[SHA256_HEX + 8];
@@ -71,11 +74,12 @@ struct session {
 
 /*
  * A session in two steps (session_build.c): the sandbox with its driver
- * waiting, belonging to nobody and in no list (what the pool holds), then
+ * starting, belonging to nobody and in no list (what the pool holds), then
  * the hand-out, which gives it its principal, its events and its
  * session_created.  principal NULL: built ahead, for the pool, with the
- * profile's pre-imports; the driver's "ready" is then the caller's to
- * await (session_ready, or the loop: the imports take their time).
+ * profile's pre-imports.  The driver's "ready" is awaited from the loop,
+ * never by blocking it: by the pool (pool_ready_cb, then session_ready
+ * reads it), or by the handed-out session itself (starting).
  */
 struct session	*session_build(struct server *, const char *principal,
 		    const struct profile *, char *err, size_t errlen);

@@ -508,7 +508,11 @@ py_started(void *arg, int audited, const char *audit_err)
 		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
 		goto out;
 	} else if (s == NULL || srv->stopping)
-		snprintf(err, sizeof(err), "session not found");
+		/* One made for this call ends first only if its driver never
+		 * came up (the session went with it, audited so). */
+		snprintf(err, sizeof(err), "%s", pc->created && !srv->stopping ?
+		    "the new session ended before its code ran" :
+		    "session not found");
 	else {
 		hooks.progress = py_progress;
 		hooks.done = py_done;
