@@ -378,7 +378,8 @@ for prof in default gvisor; do
 	    --sessions 2 -- "$B/mcp-exec" --stdio --rules "$T/grules" \
 	    --state-dir "$T/gstate" --profile "$prof" 2>"$T/mcp_load.err") || { echo "mcp_load ($prof) failed: $(grep -v unaudited "$T/mcp_load.err" | tail -2)"; continue; }
 	echo "$out" | awk -v prof="$prof" '
-		$1 == "new" || $1 == "existing" { printf "%-7s %-8s session call: p50 %.2f ms, p99 %.2f ms\n", prof == "default" ? "native" : prof, $1, $2 / 1e6, $3 / 1e6 }'
+		$1 == "new" || $1 == "existing" { printf "%-7s %-8s session call: p50 %.2f ms, p99 %.2f ms\n", prof == "default" ? "native" : prof, $1, $2 / 1e6, $3 / 1e6 }
+		$1 == "beside" { printf "%-7s existing session call while a new one starts beside it: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", prof == "default" ? "native" : prof, $2 / 1e6, $3 / 1e6, $4 / 1e6 }'
 done
 kill $pid; wait $pid || true
 }
