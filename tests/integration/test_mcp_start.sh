@@ -11,7 +11,8 @@
 # did not start", and close the session with that reason in the audit
 # trail.  A call cancelled while its driver starts never runs: no
 # code_execution with end "exited", the session closed "cancelled before
-# the code ran".  A stop while a driver starts ends cleanly.
+# the code ran".  A sandbox that cannot be set up (its driver directory
+# gone) fails only its call.  A stop while a driver starts ends cleanly.
 . "$(dirname "$0")/lib.sh"
 
 trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' EXIT
@@ -45,7 +46,7 @@ grep -q "driver_dir: $DRV\$" "$R/mcp-exec.yaml" || fail "sed missed driver_dir"
 start_mx
 
 "$PY" - "$PORT" "$HERE" "$DRV/mode" "$LOG" <<'PYEOF' || fail "driver start (see above)"
-import glob, json, sys, threading, time
+import glob, json, os, sys, threading, time
 sys.path.insert(0, sys.argv[2])
 from mcpclient import Http, McpError, structured
 url, mode_file, log = "http://127.0.0.1:%s/mcp" % sys.argv[1], sys.argv[3], sys.argv[4]
@@ -142,6 +143,17 @@ assert closed_reason(sid_c) == "cancelled before the code ran", closed_reason(si
 for r in records("code_execution")[before:]:
     assert not (r.get("session_id") == sid_c and r.get("end") == "exited"), r
 print("  a call cancelled while its driver started never ran; its session closed")
+
+# The driver's directory gone: the sandbox cannot mount it, and the new
+# session's call says so; the session that exists goes on.
+os.rename(os.path.dirname(mode_file), os.path.dirname(mode_file) + ".gone")
+r = a.tool("execute_python", {"code": "print(1)"})
+text = r["content"][0]["text"]
+assert r.get("isError") and "sandbox setup failed" in text, r
+r = structured(b.tool("execute_python", {"code": "print(x)", "session_id": sid}))
+assert r["stdout"].strip().isdigit(), r
+os.rename(os.path.dirname(mode_file) + ".gone", os.path.dirname(mode_file))
+print("  a sandbox that cannot be set up fails its call: %s" % text[:90])
 
 # A stop while a driver starts: left to the shell's SIGTERM below.
 def stopped_call():
