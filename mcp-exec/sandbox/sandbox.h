@@ -110,6 +110,8 @@ struct sandbox_spec {
 struct sandbox {
 	pid_t			 init;		/* in the parent's pid namespace */
 	int			 sync;		/* status channel from init */
+	int			 verdict_pending;	/* launched, init's word
+						   on the checklist unread */
 	struct cgroup		*cg;
 	struct uid_lease	 lease;
 	char			 dir[PATH_MAX];
@@ -146,6 +148,18 @@ int	sandbox_prepare(const struct sandbox_spec *, struct sandbox *,
  * With spec->hold, the command starts at sandbox_release instead. */
 int	sandbox_start(const struct sandbox_spec *, struct sandbox *,
 	    char *err, size_t errlen);
+/*
+ * sandbox_start without waiting for init's verdict on the checklist, for
+ * a caller whose command speaks first (a session's driver, on its own
+ * socket): init sends the verdict before it starts the command, so once
+ * the command has said anything, sandbox_started has it without waiting.
+ * Until then nothing of the command has run.
+ */
+int	sandbox_launch(const struct sandbox_spec *, struct sandbox *,
+	    char *err, size_t errlen);
+/* The verdict, never waited for: 0 the checklist passed (or was read
+ * before), -1 with err when it failed or has not come. */
+int	sandbox_started(struct sandbox *, char *err, size_t errlen);
 /* A held sandbox runs its command.  -1 with err: init is gone. */
 int	sandbox_release(struct sandbox *, char *err, size_t errlen);
 /* The command's pid in our pid namespace (for SIGINT); -1 when gone. */

@@ -447,21 +447,23 @@ fail:
 	return -1;
 }
 
-/* Waits for init's verdict on the checklist. */
+/* Waits up to timeout_ms for init's verdict on the checklist. */
 static int
-await_ready(struct sandbox *sb, char *err, size_t errlen)
+await_ready(struct sandbox *sb, int timeout_ms, char *err, size_t errlen)
 {
 	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
 	char		 msg[SANDBOX_ERR_MAX + 1];
 	ssize_t		 n;
 	int		 r;
 
-	while ((r = poll(&pfd, 1, SETUP_TIMEOUT_MS)) == -1 && errno == EINTR)
+	while ((r = poll(&pfd, 1, timeout_ms)) == -1 && errno == EINTR)
 		;
 	if (r == 0) {
-		snprintf(err, errlen, "sandbox setup timed out");
+		snprintf(err, errlen, timeout_ms > 0 ? "sandbox setup timed "
+		    "out" : "sandbox setup: no word from init");
 		return -1;
 	}
+	sb->verdict_pending = 0;
 	if ((n = read(sb->sync, msg, sizeof(msg) - 1)) <= 0) {
 		snprintf(err, errlen, "sandbox setup failed: init exited");
 		return -1;
@@ -523,8 +525,19 @@ child_said(struct sandbox *sb, char *err, size_t errlen)
 	snprintf(err, errlen, "sandbox setup failed: %s", msg + 1);
 }
 
+/* A start that failed: init's own reason in err if it gave one, and gone. */
+static void
+start_failed(struct sandbox *sb, char *err, size_t errlen)
+{
+	child_said(sb, err, errlen);
+	sandbox_kill(sb);
+	(void)waitpid(sb->init, NULL, 0);
+	sb->init = -1;
+	sb->verdict_pending = 0;
+}
+
 int
-sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
+sandbox_launch(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
 	struct go_msg	 go;
@@ -568,15 +581,34 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	    (!placed && cgroup_add(sb->cg, pid, err, errlen) == -1) ||
 	    (s->before_go != NULL && s->before_go(s->before_go_arg, pid,
 	    go.resolver, sizeof(go.resolver), err, errlen) == -1) ||
-	    write(sb->sync, &go, sizeof(go)) != (ssize_t)sizeof(go) ||
-	    await_ready(sb, err, errlen) == -1) {
-		child_said(sb, err, errlen);
-		sandbox_kill(sb);
-		(void)waitpid(pid, NULL, 0);
-		sb->init = -1;
+	    write(sb->sync, &go, sizeof(go)) != (ssize_t)sizeof(go)) {
+		start_failed(sb, err, errlen);
+		return -1;
+	}
+	sb->verdict_pending = 1;
+	return 0;
+}
+
+int
+sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
+    size_t errlen)
+{
+	if (sandbox_launch(s, sb, err, errlen) == -1)
+		return -1;
+	if (sb->verdict_pending && await_ready(sb, SETUP_TIMEOUT_MS, err,
+	    errlen) == -1) {
+		start_failed(sb, err, errlen);
 		return -1;
 	}
 	return 0;
+}
+
+int
+sandbox_started(struct sandbox *sb, char *err, size_t errlen)
+{
+	if (!sb->verdict_pending)
+		return 0;
+	return await_ready(sb, 0, err, errlen);
 }
 
 int
@@ -632,6 +664,12 @@ sandbox_await_exit(struct sandbox *sb, int timeout_ms)
 	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
 	int		 r;
 
+	/* A verdict not read yet is no status: out of the way first. */
+	if (sb->verdict_pending) {
+		char	 err[SANDBOX_ERR_MAX + 64];
+
+		(void)sandbox_started(sb, err, sizeof(err));
+	}
 	/* init reports the command's status, or dies and closes the socket. */
 	while ((r = poll(&pfd, 1, timeout_ms)) == -1 && errno == EINTR)
 		;
@@ -662,8 +700,11 @@ sandbox_wait(struct sandbox *sb, struct sandbox_exit *ex)
 			return -1;
 	}
 	sb->init = -1;
-	/* init's report, if it lived to send one. */
-	n = read(sb->sync, msg, sizeof(msg));
+	/* init's report, if it lived to send one (after its verdict, if
+	 * that was never read).  init is gone: what it sent is queued. */
+	while ((n = recv(sb->sync, msg, sizeof(msg), MSG_DONTWAIT)) > 0 &&
+	    msg[0] != MSG_STATUS)
+		;
 	if (n == (ssize_t)sizeof(msg) && msg[0] == MSG_STATUS)
 		memcpy(&cmd, msg + 1, sizeof(cmd));
 	else

@@ -127,8 +127,9 @@ pool_ready_cb(evutil_socket_t fd, short ev, void *arg)
 	s->ctl_ev = NULL;
 	/* Readable: the frame is there or coming whole (blocking read). */
 	if ((ev & EV_TIMEOUT) || session_ready(s, DRIVER_READY_MS) == -1) {
-		log_warnx("pool: profile %s: the session's Python driver did "
-		    "not start", s->prof.name);
+		/* init's own word when its checklist failed. */
+		log_warnx("pool: profile %s: %s", s->prof.name, ev &
+		    EV_TIMEOUT ? DRIVER_NOT_STARTED : session_start_failure(s));
 		srv->counters.pool_discarded++;
 		pool_remove(srv, s);
 		pool_published(srv);

@@ -33,9 +33,6 @@
  * and the envelope.  The driver accepts up to 16 MiB. */
 #define DRIVER_EXEC_MAX		(6 * CODE_BYTES_MAX + 256)
 
-/* Why a call that never ran ends, when its driver never came up. */
-#define DRIVER_NOT_STARTED	"the session's Python driver did not start"
-
 enum call_phase {
 	CALL_STARTING,		/* the driver's "ready" is still to come: the
 				   exec frame waits, the code has not left */
@@ -667,10 +664,10 @@ driver_started(struct session *s, json_t *msg)
 {
 	const char	*op = json_string_value(json_object_get(msg, "op"));
 
-	if (op == NULL || strcmp(op, "ready") != 0) {
+	if (op == NULL || strcmp(op, "ready") != 0 || session_started(s) == -1) {
 		if (s->call != NULL) {
 			s->call->killed = 1;
-			s->call->kill_reason = DRIVER_NOT_STARTED;
+			s->call->kill_reason = session_start_failure(s);
 		}
 		sandbox_kill(&s->sb);
 		return -1;
@@ -686,6 +683,7 @@ session_ctl_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct session	*s = arg;
 	char		 err[128];
+	const char	*why;
 	size_t		 len;
 	ssize_t		 n;
 	json_t		*msg;
@@ -695,15 +693,23 @@ session_ctl_cb(evutil_socket_t fd, short ev, void *arg)
 	if (n == -1 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		/* The driver is gone (killed, exited, OOM): so is the state. */
+		/* The driver is gone (killed, exited, OOM): so is the state.
+		 * One that never started says why if init did (a failed
+		 * checklist: nothing of it ran). */
+		why = s->starting ? session_start_failure(s) :
+		    "the session's Python process ended";
 		if (s->call != NULL) {
 			s->call->killed = s->call->driver_died = 1;
 			if (s->starting && s->call->kill_reason == NULL)
-				s->call->kill_reason = DRIVER_NOT_STARTED;
+				s->call->kill_reason = why;
 			call_finish(s->call);
+		} else if (s->starting && s->held) {
+			/* The call about to start hears why (session_exec),
+			 * and its session then goes with that reason. */
+			s->start_failed = 1;
+			event_del(s->ctl_ev);
 		} else
-			session_close(s, s->starting ? DRIVER_NOT_STARTED :
-			    "the session's Python process ended");
+			session_close(s, why);
 		return;
 	}
 	s->ctl_len += (size_t)n;
@@ -787,6 +793,10 @@ session_exec(struct session *s, const char *code, size_t len,
 	json_t		*msg;
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, fds[2], i, r;
 
+	if (s->start_failed) {
+		snprintf(err, errlen, "%s", session_start_failure(s));
+		return NULL;
+	}
 	if (s->call != NULL || frame_out_pending(&s->ctl_out)) {
 		snprintf(err, errlen, "the session is running another call");
 		return NULL;

@@ -23,6 +23,8 @@
 #define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
 #define CALL_DRAIN_MS		500	/* reading after the code is done */
 #define DRIVER_READY_MS		10000	/* the driver's first words */
+/* Why a session ends whose driver never came up. */
+#define DRIVER_NOT_STARTED	"the session's Python driver did not start"
 /* A message from the driver: a "done" carries the call's results, whose
  * text the driver keeps within RESULTS_TEXT_MAX (and stdout_max). */
 #define DRIVER_MSG_MAX		(64 * 1024)

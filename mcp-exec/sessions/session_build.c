@@ -135,7 +135,9 @@ session_build(struct server *srv, const char *principal,
 	s->ctl = sv[0];
 	s->spec.control_fd = sv[1];
 	s->spec.stdout_fd = s->spec.stderr_fd = null;
-	if (sandbox_start(&s->spec, &s->sb, err, errlen) == -1)
+	/* Not waiting for init's checklist: its verdict is read when the
+	 * driver, which runs only after it, says "ready" (session_started). */
+	if (sandbox_launch(&s->spec, &s->sb, err, errlen) == -1)
 		goto fail;
 	close(sv[1]);
 	sv[1] = -1;
@@ -170,7 +172,26 @@ session_ready(struct session *s, int timeout_ms)
 	op = json_string_value(json_object_get(ready, "op"));
 	rv = op != NULL && strcmp(op, "ready") == 0 ? 0 : -1;
 	json_decref(ready);
-	return rv;
+	return rv == 0 ? session_started(s) : -1;
+}
+
+/*
+ * The driver spoke, so init's verdict on the checklist is there: 0 when
+ * it passed; else -1, its reason in s->why.  The driver cannot have run
+ * without it, so this is a check on init, not a wait.
+ */
+int
+session_started(struct session *s)
+{
+	return sandbox_started(&s->sb, s->why, sizeof(s->why));
+}
+
+const char *
+session_start_failure(struct session *s)
+{
+	if (s->why[0] == '\0')
+		(void)session_started(s);
+	return s->why[0] != '\0' ? s->why : DRIVER_NOT_STARTED;
 }
 
 void

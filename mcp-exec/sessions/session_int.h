@@ -67,6 +67,9 @@ struct session {
 	/* Built for a request and handed out before its driver's "ready":
 	 * that comes through session_ctl_cb, and the first call waits. */
 	int			 starting;
+	int			 start_failed;	/* its driver ended first */
+	char			 why[SANDBOX_ERR_MAX + 64];	/* the start's
+						   failure, as init told it */
 	/* The filter this sandbox got, for session_created: digested at the
 	 * build, off the request path (a reload drains the pool first). */
 	char			 seccomp_sha256[SHA256_HEX + 8];
@@ -84,6 +87,11 @@ struct session {
 struct session	*session_build(struct server *, const char *principal,
 		    const struct profile *, char *err, size_t errlen);
 int		 session_ready(struct session *, int timeout_ms);
+/* After the driver's first words: init's verdict (-1: s->why says why). */
+int		 session_started(struct session *);
+/* Why a start failed: init's word if its checklist did, else that the
+ * driver did not start. */
+const char	*session_start_failure(struct session *);
 int		 session_handout(struct session *, const char *principal,
 		    const struct quota_bill *, const json_t *client, char *err,
 		    size_t errlen);

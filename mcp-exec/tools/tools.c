@@ -463,12 +463,13 @@ python_args(struct tool_req *rq, const json_t *args,
 }
 
 /* A session made for a call that never ran goes with it: the client
- * never learnt its id, and it would count against the limits. */
+ * never learnt its id, and it would count against the limits.  reason:
+ * its session_closed's, "not run" unless the session itself failed. */
 static void
-not_run_close(struct pycall *pc, struct session *s)
+not_run_close(struct pycall *pc, struct session *s, const char *reason)
 {
 	if ((pc->oneshot || pc->created) && s != NULL)
-		session_close(s, "not run");
+		session_close(s, reason);
 }
 
 /*
@@ -484,6 +485,7 @@ py_started(void *arg, int audited, const char *audit_err)
 	struct call_hooks	 hooks;
 	struct session		*s;
 	char			 err[ERR_MAX];
+	const char		*reason = "not run";
 	enum count_outcome	 outcome = COUNT_ERROR;
 
 	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
@@ -525,20 +527,22 @@ py_started(void *arg, int audited, const char *audit_err)
 		pc->code = NULL;
 		if (pc->call != NULL)
 			return;
+		/* A session whose start failed ends with why. */
+		reason = err;
 	}
 	counters_call(&srv->counters, pc->tool, pc->rq->cancelled ?
 	    COUNT_CANCELLED : outcome);
 	if (!pc->rq->cancelled) {
 		/* The reply leaves at once (stdio): the session goes first, so
 		 * that nothing of it is left once the client has the answer. */
-		not_run_close(pc, s);
+		not_run_close(pc, s, reason);
 		tool_error(pc->rq, "%s", err);
 		pycall_free(pc);
 		return;
 	}
 out:
 	tool_drop(pc->rq);	/* cancelled: no answer */
-	not_run_close(pc, s);
+	not_run_close(pc, s, reason);
 	pycall_free(pc);
 }
 

@@ -150,6 +150,12 @@ os.rename(os.path.dirname(mode_file), os.path.dirname(mode_file) + ".gone")
 r = a.tool("execute_python", {"code": "print(1)"})
 text = r["content"][0]["text"]
 assert r.get("isError") and "sandbox setup failed" in text, r
+for _ in range(100):    # its session_closed gives init's reason too
+    if "sandbox setup failed" in records("session_closed")[-1]["reason"]:
+        break
+    time.sleep(0.05)
+else:
+    raise AssertionError(records("session_closed")[-1])
 r = structured(b.tool("execute_python", {"code": "print(x)", "session_id": sid}))
 assert r["stdout"].strip().isdigit(), r
 os.rename(os.path.dirname(mode_file) + ".gone", os.path.dirname(mode_file))
