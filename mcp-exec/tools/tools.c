@@ -510,11 +510,7 @@ py_started(void *arg, int audited, const char *audit_err)
 		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
 		goto out;
 	} else if (s == NULL || srv->stopping)
-		/* One made for this call ends first only if its driver never
-		 * came up (the session went with it, audited so). */
-		snprintf(err, sizeof(err), "%s", pc->created && !srv->stopping ?
-		    "the new session ended before its code ran" :
-		    "session not found");
+		snprintf(err, sizeof(err), "session not found");
 	else {
 		hooks.progress = py_progress;
 		hooks.done = py_done;
@@ -527,7 +523,8 @@ py_started(void *arg, int audited, const char *audit_err)
 		pc->code = NULL;
 		if (pc->call != NULL)
 			return;
-		/* A session whose start failed ends with why. */
+		/* A session whose start failed ends with why (and one
+		 * made for this call whose exec failed). */
 		reason = err;
 	}
 	counters_call(&srv->counters, pc->tool, pc->rq->cancelled ?
