@@ -177,6 +177,23 @@ close_session(struct server *s, const char *sid)
 	json_decref(recv_response(s));
 }
 
+/* n calls in session sid, one after another, each after pause: into lat. */
+static void
+time_calls(struct server *s, const char *sid, uint64_t *lat, size_t n,
+    const struct timespec *pause)
+{
+	uint64_t	 t0;
+	size_t		 i;
+
+	for (i = 0; i < n; i++) {
+		(void)nanosleep(pause, NULL);
+		t0 = bench_now_ns();
+		call_python(s, sid);
+		free(result_session(recv_response(s)));
+		lat[i] = bench_now_ns() - t0;
+	}
+}
+
 /*
  * fresh times: a new session's call goes out, and calls in session sid
  * follow one after another until its answer is in.  Reports their
@@ -343,24 +360,13 @@ main(int argc, char *argv[])
 	if (only_new) {
 		/* The same call in a session that exists, after the same
 		 * pause: what the hand-out adds is the difference. */
-		for (i = 0; i < fresh; i++) {
-			(void)nanosleep(&pause, NULL);
-			t0 = bench_now_ns();
-			call_python(&s, sid);
-			free(result_session(recv_response(&s)));
-			lat[i] = bench_now_ns() - t0;
-		}
+		time_calls(&s, sid, lat, fresh, &pause);
 		report("paused", lat, fresh);
 		close_session(&s, sid);
 		free(sid);
 		goto out;
 	}
-	for (i = 0; i < calls; i++) {
-		t0 = bench_now_ns();
-		call_python(&s, sid);
-		free(result_session(recv_response(&s)));
-		lat[i] = bench_now_ns() - t0;
-	}
+	time_calls(&s, sid, lat, calls, &(struct timespec){ 0, 0 });
 	report("existing", lat, calls);
 	beside_new(&s, sid, fresh);
 	close_session(&s, sid);

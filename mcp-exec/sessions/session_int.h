@@ -1,5 +1,5 @@
 /*
- * Private to session.c and session_artifacts.c: a session's state.  The
+ * Private to sessions/session*.c and pool.c: a session's state.  The
  * event loop thread owns it; everything else goes through session.h.
  */
 #ifndef STOCKADE_SESSION_INT_H
@@ -105,8 +105,15 @@ void	sessions_publish(struct server *);
 /* The same, the status file written from the loop's next turn. */
 void	sessions_publish_soon(struct server *);
 int	session_nonblock(int);
+/* From session_call.c, for the hand-out: the control socket's events. */
 void	session_ctl_cb(evutil_socket_t, short, void *);
 void	session_ctl_write_cb(evutil_socket_t, short, void *);
+
+/* session.c, for session_call.c: the OOM killer's count n, each kill
+ * counted once in the metrics. */
+void	session_count_oom(struct session *, uint64_t n);
+/* session_call.c, for session.c: the call ends now, its session killed. */
+void	call_abort(struct call *);
 
 /* Ends a session, audited as event with reason (session_caps.c too). */
 void	session_end(struct session *, const char *event, const char *reason);
