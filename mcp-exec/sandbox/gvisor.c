@@ -408,7 +408,13 @@ fail:
 
 /*
  * SIGINT to the container's init (the driver or the command): the code's
- * tasks live in the sentry, where no host signal reaches them.
+ * tasks live in the sentry, where no host signal reaches them.  `runsc
+ * kill` is a Go program that takes tens of milliseconds, and its sentry
+ * may be slow to answer: it runs beside the server's loop, never waited
+ * for here.  The call's grace period bounds it: an interrupt that has not
+ * landed by then ends in the sandbox's kill, and the kill reaps it.  One
+ * in flight per sandbox; one still running when the next is asked for is
+ * stuck, and is replaced.
  */
 void
 gvisor_interrupt(struct sandbox *sb)
@@ -416,8 +422,8 @@ gvisor_interrupt(struct sandbox *sb)
 	char		 root[PATH_MAX];
 	const char	*argv[GVISOR_ARGV_MAX];
 	size_t		 n = 0;
-	pid_t		 pid;
 
+	gvisor_reap_signaller(sb, 1);
 	if (sb->init <= 0 || xsnprintf(root, sizeof(root), "%s/runsc",
 	    sb->dir) == -1)
 		return;
@@ -428,11 +434,25 @@ gvisor_interrupt(struct sandbox *sb)
 	argv[n++] = GVISOR_CONTAINER;
 	argv[n++] = "INT";
 	argv[n] = NULL;
-	if ((pid = run_runsc(argv, -1, sb->init)) == -1) {
+	if ((sb->signaller = run_runsc(argv, -1, sb->init)) == -1)
 		log_warn("fork (runsc kill)");
+}
+
+void
+gvisor_reap_signaller(struct sandbox *sb, int force)
+{
+	pid_t	 r;
+
+	if (sb->signaller <= 0)
 		return;
-	}
-	(void)wait_bounded(pid, GVISOR_KILL_MS);
+	/* Our own child, unreaped: its pid cannot have been reused. */
+	if (force)
+		(void)kill(sb->signaller, SIGKILL);
+	while ((r = waitpid(sb->signaller, NULL, force ? 0 : WNOHANG)) == -1 &&
+	    errno == EINTR)
+		;
+	if (r != 0)
+		sb->signaller = -1;
 }
 
 int

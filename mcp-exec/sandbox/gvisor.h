@@ -16,7 +16,6 @@
 /* ptrace works everywhere runsc does; kvm hangs on a nested VM. */
 #define GVISOR_PLATFORM		"ptrace"
 #define GVISOR_PROBE_MS		20000	/* one trial container, ~0.5 s */
-#define GVISOR_KILL_MS		5000	/* `runsc kill` for an interrupt */
 /* The sentry's and gofer's own host threads, beside the code's. */
 #define GVISOR_PIDS_EXTRA	256
 
@@ -34,6 +33,9 @@ int	gvisor_bundle_write(const struct sandbox_spec *, const struct sandbox *,
 int	gvisor_start(const struct sandbox_spec *, struct sandbox *, char *err,
 	    size_t errlen);
 void	gvisor_interrupt(struct sandbox *);
+/* Reaps the `runsc kill` of an interrupt if it has ended; with force,
+ * SIGKILLs it first (the sandbox is going). */
+void	gvisor_reap_signaller(struct sandbox *, int force);
 int	gvisor_wait(struct sandbox *, struct sandbox_exit *);
 
 #endif

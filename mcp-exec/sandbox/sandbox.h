@@ -123,6 +123,8 @@ struct sandbox {
 	struct uid_lease	 gofer;
 	int			 root_mounted;	/* gVisor: dir/root's tmpfs */
 	int			 disk_mounted;	/* dir/disk (packages) */
+	pid_t			 signaller;	/* gVisor: the `runsc kill`
+						   in flight, or -1 */
 };
 
 /* What happened to the command. */
@@ -166,6 +168,9 @@ int	sandbox_release(struct sandbox *, char *err, size_t errlen);
 pid_t	sandbox_command_pid(struct sandbox *);
 /* Asks the command to stop (SIGINT): KeyboardInterrupt in Python. */
 void	sandbox_interrupt(struct sandbox *);
+/* Reaps what an interrupt left running (gVisor's `runsc kill`) if it has
+ * ended; sandbox_destroy reaps it in any case. */
+void	sandbox_reap_interrupt(struct sandbox *);
 /* "native" or "gvisor": the result's and the audit's sandbox.runtime. */
 const char *sandbox_runtime_name(enum sandbox_runtime);
 /* 1 once init has ended or reported (within timeout_ms), else 0. */

@@ -402,6 +402,7 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	sb->dir_lock = -1;
 	sb->lease.fd = -1;
 	sb->gofer.fd = -1;
+	sb->signaller = -1;
 	sb->runtime = s->runtime;
 	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
 	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
@@ -652,6 +653,12 @@ sandbox_interrupt(struct sandbox *sb)
 		(void)kill(pid, SIGINT);
 }
 
+void
+sandbox_reap_interrupt(struct sandbox *sb)
+{
+	gvisor_reap_signaller(sb, 0);
+}
+
 const char *
 sandbox_runtime_name(enum sandbox_runtime rt)
 {
@@ -729,6 +736,7 @@ sandbox_destroy(struct sandbox *sb)
 		(void)waitpid(sb->init, NULL, 0);
 		sb->init = -1;
 	}
+	gvisor_reap_signaller(sb, 1);
 	if (sb->sync != -1)
 		close(sb->sync);
 	sb->sync = -1;

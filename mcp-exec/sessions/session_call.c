@@ -103,6 +103,7 @@ call_finish(struct call *c)
 	}
 	event_del(s->ctl_wev);
 	frame_out_free(&s->ctl_out);
+	sandbox_reap_interrupt(&s->sb);
 	killed = c->killed;
 	/* The kernel counts its kills before the process is gone, so a
 	 * driver that died of it shows here (a child's death, too). */
