@@ -18,6 +18,7 @@
 #include "config.h"
 #include "forward.h"
 #include "conf.h"
+#include "evbase.h"
 #include "log.h"
 #include "logdir.h"
 #include "server.h"
@@ -254,8 +255,7 @@ main(int argc, char *argv[])
 	if (logdir_lock(d.conf.log_dir) == -1)
 		exit(1);
 
-	if ((d.base = event_base_new()) == NULL ||
-	    event_base_priority_init(d.base, NPRIORITIES) == -1)
+	if ((d.base = evbase_new(NPRIORITIES)) == NULL)
 		fatalx("event_base_new");
 	if ((d.w = writer_start(d.base, &d.conf, d.key, err, sizeof(err))) == NULL)
 		fatalx("%s", err);

@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "evbase.h"
 #include "log.h"
 #include "usage.h"
 #include "ops/status.h"
@@ -88,7 +89,6 @@ cmd_serve(int argc, char *argv[])
 	};
 	struct server	 srv;
 	struct server_opts *o = &srv.opts;
-	struct event_config *evcfg;
 	json_t		*swept;
 	struct event	*sigs[3] = { NULL, NULL, NULL };
 	struct timeval	 tv;
@@ -184,16 +184,8 @@ cmd_serve(int argc, char *argv[])
 	sandbox_seccomp_builtin(&srv.seccomp);
 	srv.caller_argv = argv;
 	LIST_INIT(&srv.sessions);
-	/*
-	 * Precise timers: libevent's default monotonic clock on Linux is the
-	 * coarse one (a jiffy, 4 ms here), and a call's timeout fired that
-	 * much before the duration its own clock measured.
-	 */
-	if ((evcfg = event_config_new()) == NULL ||
-	    event_config_set_flag(evcfg, EVENT_BASE_FLAG_PRECISE_TIMER) != 0 ||
-	    (srv.base = event_base_new_with_config(evcfg)) == NULL)
+	if ((srv.base = evbase_new(0)) == NULL)
 		fatalx("event_base_new");
-	event_config_free(evcfg);
 	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
 	    "mcp-exec");
 	/* Like netguard's: a reviewer sees when calls could have happened. */

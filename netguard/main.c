@@ -17,6 +17,7 @@
 
 #include "audit_client.h"
 #include "conf.h"
+#include "evbase.h"
 #include "log.h"
 #include "netguard.h"
 #include "util.h"
@@ -169,7 +170,7 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if ((ng.base = event_base_new()) == NULL)
+	if ((ng.base = evbase_new(0)) == NULL)
 		fatalx("event_base_new");
 	audit_link_init(&ng.audit, ng.base, ng.conf.audit_socket, "netguard");
 	audit_link_send(&ng.audit, json_pack("{s:s, s:s}", "event",

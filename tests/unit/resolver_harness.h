@@ -21,6 +21,7 @@
 
 #include "testutil.h"
 #include "dnsmsg.h"
+#include "evbase.h"
 #include "exfil.h"
 #include "policy.h"
 #include "resolver.h"
@@ -417,7 +418,7 @@ t_init(enum policy_level level, const char *const *g0, const char *const *g1)
 	if (unshare(CLONE_NEWNET) == -1)
 		t_userns();
 	t_lo_up();
-	ck_assert_ptr_nonnull(T.base = event_base_new());
+	ck_assert_ptr_nonnull(T.base = evbase_new(0));
 	T.events = json_array();
 	fake_start(&T.up[0], "127.0.0.2");
 	fake_start(&T.up[1], "127.0.0.3");
