@@ -65,6 +65,7 @@ audit_conf_defaults(struct audit_conf *c)
 	c->max_file_bytes = 64ULL * 1024 * 1024;
 	c->keep_files = 50;
 	c->batch_max_events = 4096;
+	c->busy_poll_us = AUDIT_BUSY_POLL_US;
 	snprintf(c->key_path, sizeof(c->key_path),
 	    "/etc/stockade/keys/checkpoint.key");
 	c->checkpoint_events = 10000;
@@ -200,7 +201,8 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 	    "max_clients", "refused_writer_events_per_second", NULL };
 	static const char *const rot_keys[] = { "max_file_bytes",
 	    "keep_files", NULL };
-	static const char *const flush_keys[] = { "max_batch_events", NULL };
+	static const char *const flush_keys[] = { "max_batch_events",
+	    "busy_poll_us", NULL };
 	static const char *const cp_keys[] = { "key", "every_events",
 	    "every_seconds", "offhost_dir", NULL };
 	json_t		*sub, *arr;
@@ -242,6 +244,8 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 		conf_check_keys(ctx, sub, flush_keys);
 		if (conf_get_int(ctx, sub, "max_batch_events", 1, 65536, &i) == 1)
 			c->batch_max_events = (unsigned)i;
+		if (conf_get_int(ctx, sub, "busy_poll_us", 0, 1000, &i) == 1)
+			c->busy_poll_us = (unsigned)i;
 	}
 	if (conf_get_object(ctx, root, "checkpoint", &sub) == 1) {
 		conf_check_keys(ctx, sub, cp_keys);

@@ -19,6 +19,9 @@
 #define AUDIT_DEFAULT_CONFIG	"/etc/stockade/rules/audit.yaml"
 #define AUDIT_CODE_MAX		BLOBSTORE_MAX	/* mcp-exec's CODE_BYTES_MAX */
 #define AUDIT_SAMPLE_MAX	4096		/* bytes of head and of tail */
+/* How long the loop polls after a durable ack to a writer whose next
+ * event came that soon after its last ack (server.c, busy polling). */
+#define AUDIT_BUSY_POLL_US	100
 
 enum audit_action {
 	ACTION_SUSPEND,		/* refuse new events until the disk recovers */
@@ -61,6 +64,7 @@ struct audit_conf {
 	uint64_t	 max_file_bytes;	/* rotate past this size */
 	unsigned	 keep_files;		/* log files kept, active included */
 	unsigned	 batch_max_events;	/* group commit ceiling */
+	unsigned	 busy_poll_us;		/* after a hot writer's ack */
 	char		 key_path[PATH_MAX];	/* Ed25519 private key */
 	char		 checkpoint_dir[PATH_MAX];	/* off-host copy; "" = none */
 	unsigned	 checkpoint_events;

@@ -462,15 +462,6 @@ io_inline_fits(const struct writer *w, const struct batch *b)
 	    now.tv_nsec >= w->inline_off_until.tv_nsec);
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 int
 writer_io_inline(struct writer *w)
 {

@@ -13,6 +13,8 @@
 #include "hash.h"
 
 #define AUDIT_REPLY_MAX		(64 * 1024)
+/* How long a caller polls for a reply before it sleeps (audit_client.c). */
+#define AUDIT_CLIENT_POLL_US	300
 
 struct audit_client {
 	int		fd;

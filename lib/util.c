@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -118,6 +119,28 @@ mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t
+mono_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
+int
+cpus_usable(void)
+{
+	cpu_set_t	 set;
+	int		 n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 &&
+	    (n = CPU_COUNT(&set)) > 0)
+		return n;
+	n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? n : 1;
 }
 
 int

@@ -26,6 +26,9 @@ int	 parse_u64(const char *, uint64_t min, uint64_t max, uint64_t *out);
 void	 ts_format(const struct timespec *, char out[TS_LEN + 1]);
 void	 ts_now(char out[TS_LEN + 1]);
 uint64_t mono_ms(void);
+uint64_t mono_ns(void);
+/* CPUs this process may run on (its affinity mask), at least 1. */
+int	 cpus_usable(void);
 
 int	 write_all(int fd, const void *, size_t);
 /* Reads until len bytes or EOF; returns bytes read or -1. */

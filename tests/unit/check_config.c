@@ -29,6 +29,7 @@ START_TEST(test_shipped_rules_load)
 	ck_assert_str_eq(c.checkpoint_dir, "");
 	ck_assert_uint_eq(c.nwriters, 1);
 	ck_assert_uint_eq(c.writers[0], 0);
+	ck_assert_uint_eq(c.busy_poll_us, AUDIT_BUSY_POLL_US);
 	ck_assert_uint_eq(strlen(c.sha256), 64);
 }
 END_TEST
@@ -40,7 +41,8 @@ START_TEST(test_values_and_relative_paths)
 	load_text("log_dir: logs\nwriters: [0, 65534]\n"
 	    "rotation: {max_file_bytes: 1M, keep_files: 3}\n"
 	    "checkpoint: {every_events: 5, offhost_dir: /mnt/worm}\n"
-	    "disk_full_action: keep_going\n", &c, 0);
+	    "disk_full_action: keep_going\n"
+	    "flush: {max_batch_events: 64, busy_poll_us: 0}\n", &c, 0);
 	ck_assert_ptr_nonnull(strstr(c.log_dir, "/logs"));
 	ck_assert_int_eq(c.log_dir[0], '/');
 	ck_assert_uint_eq(c.nwriters, 2);
@@ -50,6 +52,8 @@ START_TEST(test_values_and_relative_paths)
 	ck_assert_uint_eq(c.checkpoint_events, 5);
 	ck_assert_str_eq(c.checkpoint_dir, "/mnt/worm");
 	ck_assert_int_eq(c.disk_full_action, ACTION_KEEP_GOING);
+	ck_assert_uint_eq(c.batch_max_events, 64);
+	ck_assert_uint_eq(c.busy_poll_us, 0);
 }
 END_TEST
 
@@ -101,6 +105,9 @@ static const char *const invalid[] = {
 	"rotation: {max_file_bytes: 1K}\n",
 	"checkpoint: {every_seconds: 0}\n",
 	"retry_seconds: forever\n",
+	"flush: {busy_poll_us: 1001}\n",	/* at most 1 ms */
+	"flush: {busy_poll_us: -1}\n",
+	"flush: {busy_poll: 10}\n",
 	"- a list\n",
 	"log_dir: [a]\n",
 	/* Forwarding: every collector is named, addressed and verified. */
