@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,28 +183,6 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 	writer_shutdown(d->w, stopped_cb, d);
 }
 
-/*
- * event_base_dispatch, except that while the server says a hot writer's
- * next event is due the loop polls (epoll_wait with no timeout, yielding
- * the CPU between polls to anyone runnable on it) instead of sleeping.
- */
-static void
-run_loop(struct daemon *d)
-{
-	int	 polling, r;
-
-	for (;;) {
-		polling = server_polling(d->srv);
-		r = event_base_loop(d->base, polling ? EVLOOP_NONBLOCK :
-		    EVLOOP_ONCE);
-		if (r != 0 || event_base_got_exit(d->base) ||
-		    event_base_got_break(d->base))
-			break;
-		if (polling)
-			(void)sched_yield();
-	}
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -307,7 +284,7 @@ main(int argc, char *argv[])
 	log_info("listening on %s, logging to %s", d.conf.socket_path,
 	    d.conf.log_dir);
 
-	run_loop(&d);
+	evbase_dispatch(d.base);
 
 	/* Everything is on disk now: the forwarders send the rest. */
 	server_set_forwarders(d.srv, NULL);

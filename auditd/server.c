@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -21,6 +20,7 @@
 #include <event2/listener.h>
 
 #include "chain.h"
+#include "evbase.h"
 #include "event.h"
 #include "forward.h"
 #include "frame.h"
@@ -65,10 +65,7 @@ struct server {
 	unsigned		 nclients;
 	struct event		*resume_ev;
 	int			 stopping;
-	int			 can_poll;	/* more than one CPU to run on */
-	uint64_t		 poll_until;	/* mono ns: the loop polls */
-	uint64_t		 polls;		/* begun */
-	uint64_t		 polls_caught;	/* events that came in one */
+	uint64_t		 polls_caught;	/* events that came in a poll */
 	/* Rate limit on writer_refused records. */
 	uint64_t		 refused_window;	/* mono seconds */
 	unsigned		 refused_in_window;
@@ -81,46 +78,30 @@ static void	client_process(struct client *);
 
 /*
  * A synchronous writer sends its next event as soon as it has the last
- * one's ack.  A daemon asleep in epoll_wait on an idle CPU pays a wake-up
- * for it, and on a VM without halt-polling that costs 35-100 us, as much
- * as the fdatasync the writer waits for.  So after a durable ack to a
- * writer that has been that quick ("hot": its last event came within two
- * busy polls of the ack before), the loop polls instead of sleeping, for
- * flush.busy_poll_us, serving every client as it would.  A writer that
- * takes longer (mcp-exec between calls) is not hot and costs nothing;
- * one that stops costs one poll.  On one CPU the poll would only keep the
- * writer from running: it is off.
+ * one's ack.  After a durable ack to a writer that has been that quick
+ * ("hot": its last event came within two busy polls of the ack before),
+ * the loop polls instead of sleeping for flush.busy_poll_us (lib/evbase.h),
+ * so the next event finds the daemon awake.  A writer that takes longer
+ * (mcp-exec between calls) is not hot and costs nothing; one that stops
+ * costs one poll.
  */
 static void
 poll_note_event(struct client *c)
 {
 	uint64_t	 window = (uint64_t)c->srv->conf.busy_poll_us * 1000;
-	uint64_t	 now = mono_ns();
 
-	if (now < c->srv->poll_until)
+	if (evbase_polling())
 		c->srv->polls_caught++;
-	c->hot = c->acked_ns != 0 && now - c->acked_ns <= 2 * window;
+	c->hot = c->acked_ns != 0 && mono_ns() - c->acked_ns <= 2 * window;
 }
 
 static void
 poll_note_ack(struct client *c)
 {
-	struct server	*srv = c->srv;
-	uint64_t	 until;
-
 	c->acked_ns = mono_ns();
-	until = c->acked_ns + (uint64_t)srv->conf.busy_poll_us * 1000;
-	if (!c->hot || !srv->can_poll || until <= srv->poll_until)
+	if (!c->hot || c->srv->conf.busy_poll_us == 0 || !evbase_can_poll())
 		return;
-	if (srv->poll_until < c->acked_ns)
-		srv->polls++;
-	srv->poll_until = until;
-}
-
-int
-server_polling(struct server *srv)
-{
-	return srv->poll_until != 0 && mono_ns() < srv->poll_until;
+	evbase_poll_for(c->srv->conf.busy_poll_us);
 }
 
 /* ------------------------------------------------------------ replies */
@@ -420,17 +401,20 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
 static void
 handle_status(struct client *c, const json_t *id)
 {
-	json_t	*j = reply_new("status", id);
+	json_t			*j = reply_new("status", id);
+	struct evbase_stats	 st;
 
 	json_object_set_new(j, "audit", writer_status_json(c->srv->w));
 	json_object_set_new(j, "clients",
 	    json_integer((json_int_t)c->srv->nclients));
 	json_object_set_new(j, "forward", forward_status(c->srv->fwd));
-	json_object_set_new(j, "busy_poll", json_pack("{s:i, s:b, s:I, s:I}",
-	    "us", (int)c->srv->conf.busy_poll_us, "enabled",
-	    c->srv->can_poll && c->srv->conf.busy_poll_us > 0,
-	    "polls", (json_int_t)c->srv->polls,
-	    "caught", (json_int_t)c->srv->polls_caught));
+	evbase_stats(&st);
+	json_object_set_new(j, "busy_poll", json_pack("{s:i, s:b, s:I, s:I, "
+	    "s:f}", "us", (int)c->srv->conf.busy_poll_us, "enabled",
+	    evbase_can_poll() && c->srv->conf.busy_poll_us > 0,
+	    "polls", (json_int_t)st.polls,
+	    "caught", (json_int_t)c->srv->polls_caught,
+	    "seconds", (double)st.poll_ns / 1e9));
 	client_send(c, j);
 }
 
@@ -674,7 +658,6 @@ server_start(struct event_base *base, const struct audit_conf *conf,
 	s->conf = *conf;
 	s->base = base;
 	s->w = w;
-	s->can_poll = cpus_usable() > 1;
 	TAILQ_INIT(&s->clients);
 	if ((fd = unix_listen(conf->socket_path, conf->socket_mode, 128)) == -1) {
 		free(s);

@@ -20,9 +20,6 @@ struct forwarders;
 void		 server_set_forwarders(struct server *, struct forwarders *);
 /* Applies reloadable settings: writers, limits, code, busy_poll_us. */
 void		 server_reconfigure(struct server *, const struct audit_conf *);
-/* 1 while the loop should poll rather than sleep (a hot writer's next
- * event is due: server.c, busy polling). */
-int		 server_polling(struct server *);
 /* Stops accepting and reading; acks still go out. */
 void		 server_stop(struct server *);
 void		 server_free(struct server *);

@@ -223,7 +223,7 @@ cmd_serve(int argc, char *argv[])
 	pool_init(&srv);	/* builds from the loop, once it runs */
 	if ((http != NULL ? transport_http_start(http) :
 	    transport_stdio_start(&srv)) == 0) {
-		event_base_dispatch(srv.base);
+		evbase_dispatch(srv.base);
 		st = 0;
 	}
 	srv.stopping = 1;

@@ -11,6 +11,7 @@
 
 #include <event2/buffer.h>
 
+#include "evbase.h"
 #include "log.h"
 #include "metrics.h"
 #include "ng_client.h"
@@ -179,6 +180,24 @@ render_patterns(struct server *srv, struct evbuffer *out)
 	}
 }
 
+/* The loop's busy polling (server.busy_poll_us, lib/evbase.h). */
+static void
+render_polls(struct evbuffer *out)
+{
+	struct evbase_stats	 st;
+
+	evbase_stats(&st);
+	family(out, "stockade_loop_polls_total", "counter",
+	    "Times the loop polled instead of sleeping for a reply due soon.");
+	evbuffer_add_printf(out, "stockade_loop_polls_total %" PRIu64 "\n",
+	    st.polls);
+	family(out, "stockade_loop_poll_seconds_total", "counter",
+	    "Time the loop spent polling instead of sleeping, events it served "
+	    "meanwhile included: the most CPU polling cost.");
+	evbuffer_add_printf(out, "stockade_loop_poll_seconds_total ");
+	seconds(out, st.poll_ns / 1000000);
+}
+
 static void
 render_audit(struct server *srv, struct evbuffer *out)
 {
@@ -336,6 +355,7 @@ metrics_render(struct server *srv, struct evbuffer *out)
 	render_calls(srv, out);
 	render_patterns(srv, out);
 	render_audit(srv, out);
+	render_polls(out);
 	render_egress(srv, out);
 	render_quotas(srv, out);
 }

@@ -37,6 +37,7 @@ mcpexec_defaults(struct mcpexec_conf *c)
 	c->server.max_sessions_per_principal = 4;
 	c->server.pool_memory = 1024 * MiB;
 	c->server.max_code_bytes = 1 * MiB;
+	c->server.busy_poll_us = SERVER_BUSY_POLL_US;
 	c->server.http.max_connections = 512;
 	c->server.http.max_sessions = 256;
 	c->server.http.max_sessions_per_principal = 32;
@@ -129,7 +130,7 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "max_message_bytes", "audit_socket", "audit_required", "driver_dir",
 	    "inline_image_max", "sessions", "max_code_bytes",
 	    "allowed_origins", "netguard_socket", "http",
-	    "metrics_name_principals", "tasks", "listen", NULL };
+	    "metrics_name_principals", "tasks", "listen", "busy_poll_us", NULL };
 	static const char *const skeys[] = { "idle_timeout_s",
 	    "reap_interval_s", "max_total", "max_per_principal", "pool_memory",
 	    NULL };
@@ -159,6 +160,8 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	if (conf_get_size(ctx, o, "max_code_bytes", 1 * KiB, CODE_BYTES_MAX,
 	    &u) == 1)
 		s->max_code_bytes = (size_t)u;
+	if (conf_get_int(ctx, o, "busy_poll_us", 0, 1000, &i) == 1)
+		s->busy_poll_us = (unsigned)i;
 	get_path(ctx, o, "audit_socket", s->audit_socket,
 	    sizeof(s->audit_socket));
 	if (conf_get_bool(ctx, o, "audit_required", &b) == 1)

@@ -31,6 +31,8 @@
  * whole (tools/patterns.h checks that its limit is at least this).
  */
 #define CODE_BYTES_MAX		(1024 * 1024)
+/* server.busy_poll_us's default: an ack is one fdatasync away. */
+#define SERVER_BUSY_POLL_US	300
 #define ORIGINS_MAX		16	/* server.allowed_origins (HTTP) */
 #define ORIGIN_MAX		256
 
@@ -52,6 +54,9 @@ struct server_conf {
 	 * but max_sessions); refills stop at it. */
 	uint64_t	pool_memory;
 	size_t		max_code_bytes;
+	/* How long the loop polls, not sleeps, when a reply is due that
+	 * soon (server_poll, sessions/server.h); 0: never. */
+	unsigned	busy_poll_us;
 	/* /metrics labels quota usage with principal and group names. */
 	int		metrics_name_principals;
 	/* --http: its shared tables, and each principal's share of them. */

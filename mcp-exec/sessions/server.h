@@ -16,6 +16,7 @@
 
 #include "audit_link.h"
 #include "counters.h"
+#include "evbase.h"
 #include "profile.h"
 #include "sandbox/seccomp_filter.h"
 
@@ -61,6 +62,7 @@ struct server {
 	char			**caller_argv;	/* wiped inside sandboxes */
 	struct session_list	 sessions;
 	unsigned		 nsessions;
+	unsigned		 ncalls;	/* in sessions, running or due */
 	/* The warm pool (pool.c): built ahead, nobody's yet; counted
 	 * against server.sessions.max_total with the sessions. */
 	struct session_list	 pool;
@@ -82,6 +84,18 @@ struct server {
 #define server_audit(srv, ev)	audit_link_send(&(srv)->audit, (ev))
 #define server_audit_sync(srv, ev, done, arg, err, errlen) \
 	audit_link_sync(&(srv)->audit, (ev), (done), (arg), (err), (errlen))
+/*
+ * The loop polls for server.busy_poll_us (lib/evbase.h) when a reply is
+ * due about that soon: a call's execution_started ack, a short call's
+ * result.  Only when that call is the only one in flight: with more, the
+ * loop has work to wake it and the CPUs have code to run, which a poll
+ * would keep from one of them.  counted: whether ncalls counts the call
+ * yet (it does once the call reached its session).
+ */
+#define server_poll(srv, counted) do {					\
+	if ((srv)->ncalls <= (counted))					\
+		evbase_poll_for((srv)->conf.server.busy_poll_us);	\
+} while (0)
 /* 1 when code may run only if audited. */
 #define server_audit_required(srv)	((srv)->conf.server.audit_required)
 

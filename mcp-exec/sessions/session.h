@@ -21,6 +21,7 @@
 
 #define SESSION_ID_MAX		40	/* "sess_" + 32 hex */
 #define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
+
 #define CALL_DRAIN_MS		500	/* reading after the code is done */
 #define DRIVER_READY_MS		10000	/* the driver's first words */
 /* Why a session ends whose driver never came up. */

@@ -183,6 +183,7 @@ call_finish(struct call *c)
 	/* Before the session can go: the layer is in its sandbox. */
 	r.packages = killed ? NULL : packages_list(&s->pkg, s->spec.dir);
 	s->call = NULL;
+	s->srv->ncalls--;
 	s->last_used = mono_ms();
 	c->hooks.done(c->hooks.arg, &r);
 	free(r.stdout_text);
@@ -353,6 +354,7 @@ static void
 call_sent(struct call *c)
 {
 	c->phase = CALL_RUNNING;
+	server_poll(c->s->srv, 1);
 	if (c->interrupt_when_sent)
 		call_interrupt(c);
 }
@@ -514,6 +516,8 @@ call_send(struct call *c)
 
 	r = frame_out_flush(&s->ctl_out, s->ctl);
 	c->phase = r == 1 ? CALL_RUNNING : CALL_SENDING;
+	if (r == 1)
+		server_poll(s->srv, 1);
 	c->t0 = mono_ms();
 	/* A billed call starts where the last billed one ended, or reads
 	 * the counter (after the driver's start: that is not the code's);
@@ -600,6 +604,7 @@ session_exec(struct session *s, const char *code, size_t len,
 	if ((c->timer = evtimer_new(s->srv->base, timer_cb, c)) == NULL)
 		fatalx("evtimer_new");
 	s->call = c;
+	s->srv->ncalls++;
 	s->last_used = mono_ms();
 	/* A driver still starting takes the frame once it is "ready"
 	 * (driver_started), within DRIVER_READY_MS. */

@@ -628,6 +628,8 @@ start_call(struct tool_req *rq, struct session *s,
 	if (server_audit_sync(srv, with_quota(tool_with_client(rq, ev),
 	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1)
 		py_started(pc, 0, err);
+	else		/* its ack: about one fdatasync from now */
+		server_poll(srv, 0);
 }
 
 static void

@@ -260,7 +260,9 @@ want_types = {"stockade_up": "gauge", "stockade_build_info": "gauge",
               "stockade_pool_misses_total": "counter",
               "stockade_pool_discarded_total": "counter",
               "stockade_audit_queue_depth": "gauge", "stockade_audit_lag_seconds": "gauge",
-              "stockade_audit_events_lost_total": "counter"}
+              "stockade_audit_events_lost_total": "counter",
+              "stockade_loop_polls_total": "counter",
+              "stockade_loop_poll_seconds_total": "counter"}
 assert types == want_types, types
 # The timed-out call ran at least its 500 ms; the three together under a minute.
 assert 0.5 <= s["stockade_call_duration_seconds_sum{tool=execute_python}"] < 60, text

@@ -238,6 +238,10 @@ START_TEST(test_server_defaults)
 	    "/run/stockade/netguard.sock");
 	ck_assert_str_eq(c.server.audit_socket, "/run/stockade/auditd.sock");
 	ck_assert_str_eq(c.server.local_principal, "user:local");
+	ck_assert_uint_eq(c.server.busy_poll_us, SERVER_BUSY_POLL_US);
+	conf_with(dir, sizeof(dir), "server: {busy_poll_us: 0}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_uint_eq(c.server.busy_poll_us, 0);
 }
 END_TEST
 
@@ -252,6 +256,8 @@ START_TEST(test_server_caps)
 		"server: {tasks: {max_ttl_ms: 10}}\n",
 		"server: {listen: {max_lifetime_s: 86401}}\n",
 		"server: {tasks: {ttl: 1}}\n",
+		"server: {busy_poll_us: 1001}\n",	/* at most 1 ms */
+		"server: {busy_poll_us: -1}\n",
 	};
 	struct mcpexec_conf	 c;
 	char			 dir[PATH_MAX];
