@@ -1,3 +1,7 @@
+/*
+ * The daemons' event base and loop: precise timers, busy polling.  The
+ * why of both is in evbase.h.
+ */
 #include <sched.h>
 
 #include <event2/event.h>
