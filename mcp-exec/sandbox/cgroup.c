@@ -1,5 +1,6 @@
 /*
- * cgroup backends.  v1: one directory per controller (memory, pids, cpu);
+ * cgroup backends.  v1: one directory per controller (memory, pids, cpu,
+ * and cpuacct where it is mounted apart from cpu);
  * v2: one directory in the unified hierarchy.  Files written here are the
  * kernel's; what is read back (OOM counters, process lists) comes from the
  * kernel too, but is parsed defensively.
@@ -19,34 +20,21 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_int.h"
 #include "log.h"
 #include "sandbox.h"
 #include "util.h"
 
-#define CG_V1_MAX	CGROUP_V1_MAX
 #define CG_NEST_MAX	16	/* leaves nested by earlier builds we undo */
-#define CG_FILE_MAX	65536	/* a cgroup file we read */
 #define CG_KILL_ROUNDS	100	/* v1: kill passes until the cgroup is empty */
 #define CG_RMDIR_TRIES	300	/* 3 s: a busy host reaps slowly */
 #define CG_WAIT_NS	10000000	/* 10 ms between tries */
 #define CPU_PERIOD_US	100000
-/* Where the kernel counts its OOM kills: read at the end of every call. */
-#define OOM_FILE(cg)	((cg)->v == CGROUP_V2 ? "memory.events" : \
-			    "memory.oom_control")
 
-static const char *const v1_controllers[CG_V1_MAX] = { "memory", "pids", "cpu" };
+const char *const cgroup_v1_controllers[CG_V1_MAX] = { "memory", "pids",
+    "cpu", "cpuacct" };
+#define v1_controllers	cgroup_v1_controllers
 static const char *const v2_want = "+memory +pids +cpu";
-
-struct cgroup {
-	enum cgroup_version	v;
-	char			path[CG_V1_MAX][PATH_MAX];
-	int			npaths;
-	int			fd;		/* v2 directory, or -1 */
-	int			oomfd;		/* OOM_FILE, or -1 */
-	/* v1: each hierarchy's tasks file, opened by the parent for the
-	 * child to join itself through (cgroup_join_self); -1 when shut. */
-	int			tasks[CG_V1_MAX];
-};
 
 static void
 nap(void)
@@ -88,7 +76,7 @@ cg_writef(const char *dir, const char *file, const char *fmt, ...)
 	return cg_write(dir, file, v);
 }
 
-static char *
+char *
 cg_read(const char *dir, const char *file)
 {
 	char	 path[PATH_MAX], *data;
@@ -100,36 +88,6 @@ cg_read(const char *dir, const char *file)
 	if (read_file(path, CG_FILE_MAX, &data, &len) == -1)
 		return NULL;
 	return data;
-}
-
-/* The value after `key ` in "key value" lines. */
-static int
-keyed(const char *data, const char *key, uint64_t *out)
-{
-	const char	*p;
-	size_t		 klen = strlen(key);
-
-	for (p = data; p != NULL && *p != '\0'; p = strchr(p, '\n'),
-	    p = p ? p + 1 : NULL) {
-		if (strncmp(p, key, klen) == 0 && p[klen] == ' ') {
-			*out = strtoull(p + klen + 1, NULL, 10);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int
-cg_keyed(const char *dir, const char *file, const char *key, uint64_t *out)
-{
-	char	*data;
-	int	 rv;
-
-	if ((data = cg_read(dir, file)) == NULL)
-		return -1;
-	rv = keyed(data, key, out);
-	free(data);
-	return rv;
 }
 
 static int
@@ -157,6 +115,27 @@ cgroup_detect(enum cgroup_version want)
 	    access(CGROUP_ROOT "/pids", F_OK) == 0)
 		return CGROUP_V1;
 	return -1;
+}
+
+int
+cgroup_v1_cpuacct_apart(void)
+{
+	static int	 apart = -1;
+	struct stat	 a, c;
+
+	/* Mounted with cpu, both names lead to one directory. */
+	if (apart == -1)
+		apart = stat(CGROUP_ROOT "/cpuacct", &a) == 0 &&
+		    S_ISDIR(a.st_mode) && stat(CGROUP_ROOT "/cpu", &c) == 0 &&
+		    (a.st_dev != c.st_dev || a.st_ino != c.st_ino);
+	return apart;
+}
+
+/* The v1 hierarchies in use: cpuacct only where it stands apart. */
+static int
+v1_count(void)
+{
+	return cgroup_v1_cpuacct_apart() ? CG_V1_MAX : CG_V1_MAX - 1;
 }
 
 /* 1 when the comma-separated list names word: "cpu" is not "cpuacct". */
@@ -342,7 +321,7 @@ cgroup_init(struct cgroup_conf *conf, char *err, size_t errlen)
 	} else {
 		/* v1 has no rule against processes beside child cgroups:
 		 * the base is just where we are (or cgroup.parent). */
-		for (i = 0; i < CG_V1_MAX; i++) {
+		for (i = 0; i < v1_count(); i++) {
 			if (conf->parent[0] != '\0') {
 				if (xsnprintf(own, sizeof(own), "/%s",
 				    conf->parent) == -1) {
@@ -426,7 +405,7 @@ cgroup_paths(const struct cgroup_conf *conf, const char *name, int mk,
 	for (i = 0; i < CG_V1_MAX; i++)
 		cg->tasks[i] = -1;
 	cg->v = conf->resolved;
-	cg->npaths = cg->v == CGROUP_V2 ? 1 : CG_V1_MAX;
+	cg->npaths = cg->v == CGROUP_V2 ? 1 : v1_count();
 	for (i = 0; i < cg->npaths; i++) {
 		if (xsnprintf(cg->path[i], sizeof(cg->path[i]), "%s/%s%s",
 		    conf->base[i], CGROUP_PREFIX, name) == -1) {
@@ -539,7 +518,7 @@ cgroup_sweep(const struct cgroup_conf *conf, int min_age_s)
 
 	if (!conf->ready)
 		return 0;
-	for (i = 0; i < (conf->resolved == CGROUP_V2 ? 1 : CG_V1_MAX); i++)
+	for (i = 0; i < (conf->resolved == CGROUP_V2 ? 1 : v1_count()); i++)
 		n += sweep_dir(conf->base[i], 0, time(NULL) - min_age_s);
 	return n;
 }
@@ -625,97 +604,6 @@ cgroup_join_done(struct cgroup *cg)
 			close(cg->tasks[i]);
 		cg->tasks[i] = -1;
 	}
-}
-
-int
-cgroup_oom_killed(struct cgroup *cg)
-{
-	return cgroup_oom_kills(cg) > 0;
-}
-
-uint64_t
-cgroup_oom_kills(struct cgroup *cg)
-{
-	char		 buf[1024];
-	ssize_t		 n;
-	uint64_t	 v = 0;
-
-	/* A seq_file read at offset 0 is the kernel's count now. */
-	if (cg->oomfd == -1 ||
-	    (n = pread(cg->oomfd, buf, sizeof(buf) - 1, 0)) == -1) {
-		(void)cg_keyed(cg->path[0], OOM_FILE(cg), "oom_kill", &v);
-		return v;
-	}
-	buf[n] = '\0';
-	(void)keyed(buf, "oom_kill", &v);
-	return v;
-}
-
-/*
- * v1 without cpuacct beside cpu: the CPU time of the cgroup's processes
- * from /proc, their own and that of children they waited for.  The
- * fields come from the kernel; the command name before them may hold
- * anything, so parsing starts after its last ')'.
- */
-static uint64_t
-procs_cpu_usec(struct cgroup *cg)
-{
-	char		*list, *p, *stat, *q, path[64];
-	unsigned long long	 f[4];
-	uint64_t	 ticks = 0;
-	long		 hz = sysconf(_SC_CLK_TCK), pid;
-	size_t		 len;
-
-	if (hz <= 0 || (list = cg_read(cg->path[0], "cgroup.procs")) == NULL)
-		return 0;
-	for (p = list; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
-		if ((pid = strtol(p, NULL, 10)) <= 0 || snprintf(path,
-		    sizeof(path), "/proc/%ld/stat", pid) >= (int)sizeof(path) ||
-		    read_file(path, 4096, &stat, &len) == -1)
-			continue;
-		/* state ppid pgrp session tty tpgid flags minflt cminflt
-		 * majflt cmajflt, then utime stime cutime cstime. */
-		if ((q = strrchr(stat, ')')) != NULL && sscanf(q + 1,
-		    " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu "
-		    "%llu %llu", &f[0], &f[1], &f[2], &f[3]) == 4)
-			ticks += f[0] + f[1] + f[2] + f[3];
-		free(stat);
-	}
-	free(list);
-	return ticks * (1000000 / (uint64_t)hz);
-}
-
-uint64_t
-cgroup_cpu_usec(struct cgroup *cg)
-{
-	uint64_t	 v = 0;
-	char		*s;
-
-	if (cg->v == CGROUP_V2) {
-		(void)cg_keyed(cg->path[0], "cpu.stat", "usage_usec", &v);
-		return v;
-	}
-	/* v1: cpuacct when it is mounted with cpu (ns), else /proc. */
-	if ((s = cg_read(cg->path[2], "cpuacct.usage")) != NULL)
-		v = strtoull(s, NULL, 10) / 1000;
-	else
-		v = procs_cpu_usec(cg);
-	free(s);
-	return v;
-}
-
-uint64_t
-cgroup_memory_peak(struct cgroup *cg)
-{
-	char		*s;
-	uint64_t	 v = 0;
-
-	s = cg_read(cg->path[0], cg->v == CGROUP_V2 ? "memory.peak" :
-	    "memory.max_usage_in_bytes");
-	if (s != NULL)
-		v = strtoull(s, NULL, 10);
-	free(s);
-	return v;
 }
 
 /* v1 has no cgroup.kill: kill what is listed until nothing is. */

@@ -1,6 +1,7 @@
 /*
  * Resource limits by cgroup, behind one interface with a v2 (unified) and
- * a v1 (memory, pids, cpu hierarchies) backend.  Each sandbox gets its own
+ * a v1 (memory, pids, cpu hierarchies, and cpuacct's where it is mounted
+ * apart) backend.  Each sandbox gets its own
  * cgroup, stockade-<id>, directly under one base cgroup that cgroup_init
  * resolves once at start: cgroup.parent, or by default the cgroup mcp-exec
  * was started in.  On v2 mcp-exec moves itself once into the leaf
@@ -19,7 +20,9 @@
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_LEAF	"mcp-exec"	/* v2: where mcp-exec itself sits */
 #define CGROUP_PREFIX	"stockade-"	/* + sandbox id: one per sandbox */
-#define CGROUP_V1_MAX	3		/* v1 hierarchies: memory, pids, cpu */
+/* v1 hierarchies: memory, pids, cpu, and cpuacct where it is mounted
+ * apart from cpu (cgroup_v1_cpuacct_apart). */
+#define CGROUP_V1_MAX	4
 
 enum cgroup_version {
 	CGROUP_AUTO,
@@ -31,7 +34,8 @@ struct cgroup_conf {
 	enum cgroup_version	version;
 	char			parent[PATH_MAX];	/* "" = our own cgroup */
 	/* Filled by cgroup_init: the backend and the base directories
-	 * (one on v2, memory/pids/cpu on v1) sandboxes are made in. */
+	 * (one on v2; on v1 one per cgroup_v1_controllers entry in use)
+	 * sandboxes are made in. */
 	int			ready;
 	enum cgroup_version	resolved;
 	char			base[CGROUP_V1_MAX][PATH_MAX];
@@ -40,6 +44,15 @@ struct cgroup_conf {
 struct sandbox_limits;
 struct cgroup;
 
+/* v1: the hierarchy of each base[i]. */
+extern const char *const cgroup_v1_controllers[CGROUP_V1_MAX];
+/*
+ * v1: 1 when cpuacct is a hierarchy of its own, not mounted with cpu.  A
+ * sandbox's cgroup is then made there too, for its CPU time: without it
+ * the time would be summed from /proc, which misses every child nobody
+ * waited for (a parent that ignores SIGCHLD), a way under a CPU quota.
+ */
+int		 cgroup_v1_cpuacct_apart(void);
 /* Which backend this host offers (AUTO resolved), or -1. */
 int		 cgroup_detect(enum cgroup_version want);
 /*

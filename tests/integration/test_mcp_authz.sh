@@ -252,8 +252,20 @@ assert not r.get("isError"), r
 sid = r["structuredContent"]["session_id"]
 refused(run("1", session_id=sid), "cpu_seconds_per_day (1) of principal:user:bob")
 print("  wall_seconds_per_hour reset an hour later; cpu_seconds_per_day reached")
-# artifact_bytes_per_day (100): 200 bytes come back, the next call is refused.
+# The next day: CPU burnt by a child nobody waits for (its parent ignores
+# SIGCHLD, so the kernel adds its time to no one in /proc) is billed too.
 at(t0 + 86400)
+r = run("import os, signal, time\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "pid = os.fork()\nif pid == 0:\n    t = time.process_time()\n"
+        "    while time.process_time() - t < 1.1: pass\n    os._exit(0)\n"
+        "while True:\n    try:\n        os.kill(pid, 0)\n"
+        "    except ProcessLookupError:\n        break\n    time.sleep(0.02)\n",
+        session_id=sid)
+assert not r.get("isError"), r
+refused(run("1", session_id=sid), "cpu_seconds_per_day (1) of principal:user:bob")
+print("  a child's CPU nobody waited for is billed: cpu_seconds_per_day reached")
+# artifact_bytes_per_day (100): 200 bytes come back, the next call is refused.
+at(t0 + 2 * 86400)
 r = run("open('/workspace/a.txt', 'w').write('x' * 200)", session_id=sid)
 assert not r.get("isError"), r
 assert r["structuredContent"]["artifacts"][0]["size"] == 200, r

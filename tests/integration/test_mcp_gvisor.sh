@@ -43,7 +43,9 @@ assert s["runtime"] == "gvisor", s
 uid, release = s["stdout"].split()
 assert uid == "65534", s
 sid = s["session_id"]
-s = structured(c.tool("execute_python", {"session_id": sid, "code":
+# matplotlib builds its font cache in each fresh sandbox: seconds on
+# gVisor's ptrace platform, past the 10 s default on a slow host.
+s = structured(c.tool("execute_python", {"session_id": sid, "timeout_ms": 45000, "code":
     "x += 1\nimport pandas as pd, matplotlib.pyplot as plt\n"
     "pd.DataFrame({'a': [x]}).to_csv('out.csv', index=False)\n"
     "plt.plot([1, 2]); plt.savefig('p.png'); plt.close()\nprint(x)"}))

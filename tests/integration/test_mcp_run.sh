@@ -18,7 +18,8 @@ own_cgroups() {
 		sed -n 's|^0::|/sys/fs/cgroup|p' /proc/self/cgroup
 	else
 		awk -F: '{ n = split($2, c, ","); for (i = 1; i <= n; i++)
-		    if (c[i] == "memory" || c[i] == "pids" || c[i] == "cpu")
+		    if (c[i] == "memory" || c[i] == "pids" || c[i] == "cpu" ||
+		        c[i] == "cpuacct")
 			print "/sys/fs/cgroup/" c[i] $3 }' /proc/self/cgroup
 	fi
 }
