@@ -107,6 +107,16 @@ mcp_rules() {
 	grep -q "audit_socket: $SOCK" "$R/mcp-exec.yaml" || fail "sed missed audit_socket"
 }
 
+# gvisor_or_skip: with rules in $R naming `runtime: gvisor`, skip (exit
+# 77), saying why, where runsc cannot run here; any other refusal fails.
+gvisor_or_skip() {
+	local msg
+	msg=$("$STOCKADE" rules check "$R" 2>&1) && return 0
+	echo "$msg" | grep -q "runtime: gvisor cannot run" || fail "rules check: $msg"
+	echo "SKIP: $(echo "$msg" | grep -m1 'cannot run')"
+	exit 77
+}
+
 # mcp_tokens PRINCIPAL_A PRINCIPAL_B: a bearer token for each ($TOKA,
 # $TOKB), written to $R/principals.yaml by their hashes only.
 mcp_tokens() {

@@ -23,11 +23,7 @@ st=0; msg=$(STOCKADE_RUNSC=/nonexistent/runsc "$MX" --stdio --rules "$R" --state
 note "no runsc: rules check and mcp-exec refuse, naming file:line:column and why"
 
 # This host: if runsc cannot run here, say so and skip (never silently).
-if ! msg=$("$STOCKADE" rules check "$R" 2>&1); then
-	echo "$msg" | grep -q "runtime: gvisor cannot run" || fail "rules check: $msg"
-	echo "SKIP: $(echo "$msg" | grep -m1 'cannot run')"
-	exit 77
-fi
+gvisor_or_skip
 
 
 "$PY" - "$MX" "$R" "$S" "$HERE" <<'PYEOF' || fail "gvisor session (see above)"

@@ -12,11 +12,7 @@ trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' 
 start_auditd
 mcp_rules
 printf 'runtime: gvisor\n\npool:\n  size: 1\n  preimport: [decimal]\n' >>"$R/profiles/default.yaml"
-if ! msg=$("$STOCKADE" rules check "$R" 2>&1); then
-	echo "$msg" | grep -q "runtime: gvisor cannot run" || fail "rules check: $msg"
-	echo "SKIP: $(echo "$msg" | grep -m1 'cannot run')"
-	exit 77
-fi
+gvisor_or_skip
 start_mx
 
 "$PY" - "$PORT" "$HERE" "$T/mx-state" <<'PYEOF' || fail "the gvisor pool (see above)"
