@@ -35,8 +35,8 @@ void			 evbase_poll_for(unsigned us);
 int			 evbase_polling(void);
 /* 0 with one CPU to run on: evbase_poll_for does nothing. */
 int			 evbase_can_poll(void);
-/* Polls begun (asked for while not polling), and the time spent in them:
- * their cost in CPU, as the loop would otherwise have slept. */
+/* Polls begun (asked for while not polling), and the time spent in them,
+ * the events served meanwhile included: the most polling cost in CPU. */
 struct evbase_stats {
 	uint64_t	polls;
 	uint64_t	poll_ns;
