@@ -112,7 +112,7 @@ a, b = Http(url), Http(url)
 a.initialize(); b.initialize()
 sid = structured(a.tool("execute_python", {"code": "x = 0"}))["session_id"]
 t = threading.Thread(target=lambda: b.tool("execute_python",
-                     {"code": "import time; time.sleep(3)"}))
+                     {"code": "import time; time.sleep(6)", "timeout_ms": 20000}))
 t.start()
 time.sleep(1.5)             # its sandbox is up, its code running
 p0 = polls()
