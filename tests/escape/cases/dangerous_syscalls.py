@@ -5,6 +5,9 @@
 # never reach the kernel (EFAULT or EINVAL would mean it did).  The
 # i386 (int 0x80) and x32 ABIs must kill the caller with SIGSYS.  Each
 # probe runs in a child of its own; a line per syscall.
+# On gVisor's ptrace platform the probes take 2-4 s; a host's stall once
+# pushed them past the 10 s default (exit 137), so they get 30 s.
+# timeout_ms: 30000
 # expect: r["exit_code"] == 0 and "probes done" in r["stdout"]
 # expect: "ESCAPE" not in r["stdout"] and "REACHED" not in r["stdout"]
 # expect: all(re.search(r"^%s: (EPERM|ENOSYS)$" % n, r["stdout"], re.M) for n in ("io_uring_setup", "keyctl", "add_key", "userfaultfd", "bpf", "perf_event_open", "open_by_handle_at", "kexec_load", "init_module", "finit_module"))
