@@ -99,9 +99,8 @@ static void
 poll_note_ack(struct client *c)
 {
 	c->acked_ns = mono_ns();
-	if (!c->hot || c->srv->conf.busy_poll_us == 0 || !evbase_can_poll())
-		return;
-	evbase_poll_for(c->srv->conf.busy_poll_us);
+	if (c->hot)	/* nothing at 0 us or on one CPU */
+		evbase_poll_for(c->srv->conf.busy_poll_us);
 }
 
 /* ------------------------------------------------------------ replies */

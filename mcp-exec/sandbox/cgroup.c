@@ -33,7 +33,6 @@
 
 const char *const cgroup_v1_controllers[CG_V1_MAX] = { "memory", "pids",
     "cpu", "cpuacct" };
-#define v1_controllers	cgroup_v1_controllers
 static const char *const v2_want = "+memory +pids +cpu";
 
 static void
@@ -329,15 +328,15 @@ cgroup_init(struct cgroup_conf *conf, char *err, size_t errlen)
 					    "long");
 					return -1;
 				}
-			} else if (own_cgroup(v1_controllers[i], own,
+			} else if (own_cgroup(cgroup_v1_controllers[i], own,
 			    sizeof(own)) == -1) {
 				snprintf(err, errlen, "cannot find our %s "
 				    "cgroup in /proc/self/cgroup",
-				    v1_controllers[i]);
+				    cgroup_v1_controllers[i]);
 				return -1;
 			}
 			if (xsnprintf(conf->base[i], sizeof(conf->base[i]),
-			    "%s/%s%s", CGROUP_ROOT, v1_controllers[i],
+			    "%s/%s%s", CGROUP_ROOT, cgroup_v1_controllers[i],
 			    strcmp(own, "/") ? own : "") == -1) {
 				snprintf(err, errlen, "cgroup path too long");
 				return -1;
