@@ -23,7 +23,9 @@
 #     wall time against 64 bare Pythons at once.
 #   mcp calls: execute_python `1+1` through the MCP server (bench/mcp_load)
 #     in an existing session and in a new one, against the bare Python
-#     start.  Target for the existing session <= 0.1x.  Then a new session
+#     start.  Target for the existing session <= 0.1x; the existing
+#     session's calls once more with state_dir on a tmpfs, as shipped.
+#     Then a new session
 #     from the warm pool (pool: {size: 2}, each call after a pause long
 #     enough for the refill) against the same bare start (target <= 0.3x),
 #     and one whose pool pre-imported numpy and pandas, running `import
