@@ -3,7 +3,7 @@
 # ENOSPC to the write and SIGBUS to the mapping, or the memory cgroup ends
 # it; either way the host's /dev/shm never sees the file (left in place).
 # expect: r["exit_code"] == 0 and not r["timed_out"]
-# expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
+# expect: peak_within_limit(r)
 # expect: "fs_size=%d" % (8 << 20) in r["stdout"]
 # expect: "write stopped: ENOSPC" in r["stdout"]
 # expect: 8 * 2**20 - 2**18 <= int(re.search(r"written=(\d+)", r["stdout"]).group(1)) <= 8 * 2**20

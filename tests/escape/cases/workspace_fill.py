@@ -3,7 +3,7 @@
 # file size limit (32M), nothing is killed, and the host's disk is never
 # written (the file is left in place on purpose).
 # expect: r["exit_code"] == 0 and not r["oom_killed"] and not r["timed_out"]
-# expect: r["sandbox"]["memory_peak"] <= r["limits"]["mem_mb"] << 20
+# expect: peak_within_limit(r)
 # expect: "stopped: ENOSPC" in r["stdout"]
 # expect: "fs_size=%d" % (16 << 20) in r["stdout"]
 # expect: 16 * 2**20 - 2**18 <= int(re.search(r"written=(\d+)", r["stdout"]).group(1)) <= 16 * 2**20
