@@ -14,6 +14,18 @@
 #include "ns.h"
 
 int
+ns_enter_net(char *err, size_t errlen)
+{
+	/* Owned by our user namespace, as it would be had clone made it. */
+	if (unshare(CLONE_NEWNET) == -1) {
+		snprintf(err, errlen, "unshare(CLONE_NEWNET): %s",
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
 ns_enter_cgroup(char *err, size_t errlen)
 {
 	/* The cgroup the parent put us in becomes our view's root. */

@@ -46,6 +46,7 @@
 #define FD_CTL			6	/* the session's control socket, if any */
 
 enum {
+	MSG_NETNS = 'N',	/* init: its network namespace is made */
 	MSG_GO = 'G',		/* parent: maps and cgroup are in place */
 	MSG_READY = 'R',	/* init: contained, starting the command */
 	MSG_ERROR = 'E',	/* init: a step failed; text follows */
@@ -251,6 +252,13 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	 */
 	if (cgroup_join_self(cg, err, sizeof(err)) == -1)
 		child_fail(sync, err);
+	/* Ours to make, on our CPU and our cgroup's account, while the
+	 * parent writes our maps; its before_go needs it made. */
+	go.type = MSG_NETNS;
+	if (ns_enter_net(err, sizeof(err)) == -1)
+		child_fail(sync, err);
+	if (s->before_go != NULL && write(sync, &go.type, 1) != 1)
+		_exit(127);
 	if (read(sync, &go, sizeof(go)) < 1 || go.type != MSG_GO)
 		_exit(127);
 	go.resolver[sizeof(go.resolver) - 1] = '\0';
@@ -448,9 +456,11 @@ fail:
 	return -1;
 }
 
-/* Waits up to timeout_ms for init's verdict on the checklist. */
+/* Waits up to timeout_ms for init's word that it reached a step (want):
+ * its namespace made, or its verdict on the checklist. */
 static int
-await_ready(struct sandbox *sb, int timeout_ms, char *err, size_t errlen)
+await_init(struct sandbox *sb, char want, int timeout_ms, char *err,
+    size_t errlen)
 {
 	struct pollfd	 pfd = { sb->sync, POLLIN, 0 };
 	char		 msg[SANDBOX_ERR_MAX + 1];
@@ -464,13 +474,15 @@ await_ready(struct sandbox *sb, int timeout_ms, char *err, size_t errlen)
 		    "out" : "sandbox setup: no word from init");
 		return -1;
 	}
-	sb->verdict_pending = 0;
+	/* The verdict is in: whatever it says, it is no longer pending. */
+	if (want == MSG_READY)
+		sb->verdict_pending = 0;
 	if ((n = read(sb->sync, msg, sizeof(msg) - 1)) <= 0) {
 		snprintf(err, errlen, "sandbox setup failed: init exited");
 		return -1;
 	}
 	msg[n] = '\0';
-	if (msg[0] == MSG_READY)
+	if (msg[0] == want)
 		return 0;
 	if (msg[0] == MSG_ERROR)
 		snprintf(err, errlen, "sandbox setup failed: %s", msg + 1);
@@ -580,8 +592,10 @@ sandbox_launch(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	go.type = MSG_GO;
 	if (idmap_write(pid, SANDBOX_INNER_ID, &sb->lease, err, errlen) == -1 ||
 	    (!placed && cgroup_add(sb->cg, pid, err, errlen) == -1) ||
-	    (s->before_go != NULL && s->before_go(s->before_go_arg, pid,
-	    go.resolver, sizeof(go.resolver), err, errlen) == -1) ||
+	    (s->before_go != NULL && (await_init(sb, MSG_NETNS,
+	    SETUP_TIMEOUT_MS, err, errlen) == -1 || s->before_go(
+	    s->before_go_arg, pid, go.resolver, sizeof(go.resolver), err,
+	    errlen) == -1)) ||
 	    write(sb->sync, &go, sizeof(go)) != (ssize_t)sizeof(go)) {
 		start_failed(sb, err, errlen);
 		return -1;
@@ -596,8 +610,8 @@ sandbox_start(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 {
 	if (sandbox_launch(s, sb, err, errlen) == -1)
 		return -1;
-	if (sb->verdict_pending && await_ready(sb, SETUP_TIMEOUT_MS, err,
-	    errlen) == -1) {
+	if (sb->verdict_pending && await_init(sb, MSG_READY, SETUP_TIMEOUT_MS,
+	    err, errlen) == -1) {
 		start_failed(sb, err, errlen);
 		return -1;
 	}
@@ -609,7 +623,7 @@ sandbox_started(struct sandbox *sb, char *err, size_t errlen)
 {
 	if (!sb->verdict_pending)
 		return 0;
-	return await_ready(sb, 0, err, errlen);
+	return await_init(sb, MSG_READY, 0, err, errlen);
 }
 
 int
