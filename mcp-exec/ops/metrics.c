@@ -161,6 +161,14 @@ render_calls(struct server *srv, struct evbuffer *out)
 	    "Sandboxes built ahead whose driver died waiting or never started.");
 	evbuffer_add_printf(out, "stockade_pool_discarded_total %" PRIu64 "\n",
 	    m->pool_discarded);
+	family(out, "stockade_sandbox_builds_total", "counter",
+	    "Sandboxes built, ahead for the pool or on the request path.");
+	evbuffer_add_printf(out, "stockade_sandbox_builds_total %" PRIu64 "\n",
+	    m->builds);
+	family(out, "stockade_sandbox_build_seconds_total", "counter",
+	    "Time the loop spent building sandboxes, every other call waiting.");
+	evbuffer_add_printf(out, "stockade_sandbox_build_seconds_total ");
+	seconds(out, m->build_ns / 1000000);
 }
 
 static void

@@ -115,6 +115,13 @@ counters_oom_kills(struct counters *m, uint64_t n)
 }
 
 void
+counters_build(struct counters *m, uint64_t ns)
+{
+	m->builds++;
+	m->build_ns += ns;
+}
+
+void
 counters_pattern_hits(struct counters *m, const json_t *hits)
 {
 	const json_t	*h;

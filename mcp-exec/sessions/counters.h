@@ -71,6 +71,10 @@ struct counters {
 	 * and what it holds now. */
 	uint64_t	 pool_hits, pool_misses, pool_discarded;
 	uint64_t	 pool_ready;
+	/* Sandboxes built (ahead or on the request path, failed ones too)
+	 * and the time the loop spent on their synchronous part, during
+	 * which every other session's calls waited. */
+	uint64_t	 builds, build_ns;
 	struct count_hit hits[COUNT_HITS_MAX];
 	size_t		 nhits;
 };
@@ -88,6 +92,7 @@ void	counters_session_created(struct counters *);
 void	counters_session_closed(struct counters *, const char *reason);
 void	counters_timeout(struct counters *);
 void	counters_oom_kills(struct counters *, uint64_t n);
+void	counters_build(struct counters *, uint64_t ns);
 /* hits: patterns_scan's array (borrowed). */
 void	counters_pattern_hits(struct counters *, const json_t *hits);
 

@@ -85,6 +85,7 @@ session_build(struct server *srv, const char *principal,
 	const struct server_conf	*sc = &srv->conf.server;
 	struct session			*s;
 	char				 ws[PATH_MAX];
+	uint64_t			 t0 = mono_ns();
 	int				 sv[2] = { -1, -1 }, null = -1;
 
 	s = xcalloc(1, sizeof(*s));
@@ -150,6 +151,7 @@ session_build(struct server *srv, const char *principal,
 		snprintf(err, errlen, "artifact store: %s", strerror(errno));
 		goto fail;
 	}
+	counters_build(&srv->counters, mono_ns() - t0);
 	return s;
 fail:
 	if (sv[1] != -1)
@@ -157,6 +159,7 @@ fail:
 	if (null != -1)
 		close(null);
 	session_discard(s);
+	counters_build(&srv->counters, mono_ns() - t0);
 	return NULL;
 }
 

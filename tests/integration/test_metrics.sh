@@ -245,6 +245,8 @@ want = {
     "stockade_pool_hits_total{}": 0,
     "stockade_pool_misses_total{}": 0,
     "stockade_pool_discarded_total{}": 0,
+    # Two sessions, each built once on the request path.
+    "stockade_sandbox_builds_total{}": 2,
     "stockade_pattern_hits_total{action=flag,rule=PY-NATIVE-001}": 1,
     "stockade_pattern_hits_total{action=deny,rule=PY-EXEC-001}": 1,
     "stockade_audit_events_lost_total{}": 0,
@@ -259,6 +261,8 @@ want_types = {"stockade_up": "gauge", "stockade_build_info": "gauge",
               "stockade_pool_ready": "gauge", "stockade_pool_hits_total": "counter",
               "stockade_pool_misses_total": "counter",
               "stockade_pool_discarded_total": "counter",
+              "stockade_sandbox_builds_total": "counter",
+              "stockade_sandbox_build_seconds_total": "counter",
               "stockade_audit_queue_depth": "gauge", "stockade_audit_lag_seconds": "gauge",
               "stockade_audit_events_lost_total": "counter",
               "stockade_loop_polls_total": "counter",
@@ -268,6 +272,8 @@ assert types == want_types, types
 assert 0.5 <= s["stockade_call_duration_seconds_sum{tool=execute_python}"] < 60, text
 assert s["stockade_call_duration_seconds_bucket{le=0.01,tool=execute_python}"] < 3, text
 assert s["stockade_audit_queue_depth{}"] >= 0 and s["stockade_audit_lag_seconds{}"] >= 0, text
+# Two builds held the loop for some time, and not for seconds.
+assert 0 < s["stockade_sandbox_build_seconds_total{}"] < 2, text
 # The default profile uses no netguard policy: no egress family at all.
 assert "egress" not in text, text
 
