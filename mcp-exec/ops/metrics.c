@@ -43,6 +43,15 @@ family(struct evbuffer *out, const char *name, const char *type,
 	    name, type);
 }
 
+/* A metric without labels: its HELP and TYPE lines, then its value. */
+static void
+metric_u64(struct evbuffer *out, const char *name, const char *type,
+    const char *help, uint64_t v)
+{
+	family(out, name, type, help);
+	evbuffer_add_printf(out, "%s %" PRIu64 "\n", name, v);
+}
+
 /* A label value, escaped as the format wants: \\, \" and \n. */
 static void
 label_value(struct evbuffer *out, const char *v)
@@ -90,10 +99,9 @@ render_sessions(struct server *srv, struct evbuffer *out)
 	    "Sandbox sessions alive now.");
 	evbuffer_add_printf(out, "stockade_sessions_live %zu\n",
 	    json_array_size(srv->live));
-	family(out, "stockade_sessions_created_total", "counter",
-	    "Sandbox sessions created (run_command's one-shot sandboxes too).");
-	evbuffer_add_printf(out, "stockade_sessions_created_total %" PRIu64
-	    "\n", m->sessions_created);
+	metric_u64(out, "stockade_sessions_created_total", "counter",
+	    "Sandbox sessions created (run_command's one-shot sandboxes too).",
+	    m->sessions_created);
 	family(out, "stockade_sessions_closed_total", "counter",
 	    "Sandbox sessions ended, by reason.");
 	for (r = 0; r < COUNT_CLOSE_REASONS; r++)
@@ -137,33 +145,24 @@ render_calls(struct server *srv, struct evbuffer *out)
 		evbuffer_add_printf(out, "stockade_call_duration_seconds_count"
 		    "{tool=\"%s\"} %" PRIu64 "\n", counters_tool_name(t), cum);
 	}
-	family(out, "stockade_timeouts_total", "counter",
-	    "Calls stopped at their deadline.");
-	evbuffer_add_printf(out, "stockade_timeouts_total %" PRIu64 "\n",
-	    m->timeouts);
-	family(out, "stockade_oom_kills_total", "counter",
-	    "Processes the kernel's OOM killer killed in sandboxes.");
-	evbuffer_add_printf(out, "stockade_oom_kills_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_timeouts_total", "counter",
+	    "Calls stopped at their deadline.", m->timeouts);
+	metric_u64(out, "stockade_oom_kills_total", "counter",
+	    "Processes the kernel's OOM killer killed in sandboxes.",
 	    m->oom_kills);
-	family(out, "stockade_pool_ready", "gauge",
-	    "Sandboxes built ahead, waiting in the warm pool.");
-	evbuffer_add_printf(out, "stockade_pool_ready %" PRIu64 "\n",
-	    m->pool_ready);
-	family(out, "stockade_pool_hits_total", "counter",
-	    "New sessions of a pooled profile served from the pool.");
-	evbuffer_add_printf(out, "stockade_pool_hits_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_pool_ready", "gauge",
+	    "Sandboxes built ahead, waiting in the warm pool.", m->pool_ready);
+	metric_u64(out, "stockade_pool_hits_total", "counter",
+	    "New sessions of a pooled profile served from the pool.",
 	    m->pool_hits);
-	family(out, "stockade_pool_misses_total", "counter",
-	    "New sessions of a pooled profile built on the request path.");
-	evbuffer_add_printf(out, "stockade_pool_misses_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_pool_misses_total", "counter",
+	    "New sessions of a pooled profile built on the request path.",
 	    m->pool_misses);
-	family(out, "stockade_pool_discarded_total", "counter",
-	    "Sandboxes built ahead whose driver died waiting or never started.");
-	evbuffer_add_printf(out, "stockade_pool_discarded_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_pool_discarded_total", "counter",
+	    "Sandboxes built ahead whose driver died waiting or never started.",
 	    m->pool_discarded);
-	family(out, "stockade_sandbox_builds_total", "counter",
-	    "Sandboxes built, ahead for the pool or on the request path.");
-	evbuffer_add_printf(out, "stockade_sandbox_builds_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_sandbox_builds_total", "counter",
+	    "Sandboxes built, ahead for the pool or on the request path.",
 	    m->builds);
 	family(out, "stockade_sandbox_build_seconds_total", "counter",
 	    "Time the loop spent building sandboxes, every other call waiting.");
@@ -195,9 +194,8 @@ render_polls(struct evbuffer *out)
 	struct evbase_stats	 st;
 
 	evbase_stats(&st);
-	family(out, "stockade_loop_polls_total", "counter",
-	    "Times the loop polled instead of sleeping for a reply due soon.");
-	evbuffer_add_printf(out, "stockade_loop_polls_total %" PRIu64 "\n",
+	metric_u64(out, "stockade_loop_polls_total", "counter",
+	    "Times the loop polled instead of sleeping for a reply due soon.",
 	    st.polls);
 	family(out, "stockade_loop_poll_seconds_total", "counter",
 	    "Time the loop spent polling instead of sleeping, events it served "
@@ -217,11 +215,9 @@ render_audit(struct server *srv, struct evbuffer *out)
 	    "Age of the oldest unacknowledged audit event (0 when none).");
 	evbuffer_add_printf(out, "stockade_audit_lag_seconds ");
 	seconds(out, audit_link_oldest_ms(&srv->audit));
-	family(out, "stockade_audit_events_lost_total", "counter",
+	metric_u64(out, "stockade_audit_events_lost_total", "counter",
 	    "Audit events that could not be recorded (not sent, refused, or "
-	    "never acknowledged).");
-	evbuffer_add_printf(out, "stockade_audit_events_lost_total %" PRIu64
-	    "\n", srv->audit.lost);
+	    "never acknowledged).", srv->audit.lost);
 }
 
 /* Whether the live sessions as last published hold this one. */

@@ -13,28 +13,29 @@
 
 #include "ns.h"
 
-int
-ns_enter_net(char *err, size_t errlen)
+/* Into a new namespace of the kind flag names. */
+static int
+enter(int flag, const char *name, char *err, size_t errlen)
 {
-	/* Owned by our user namespace, as it would be had clone made it. */
-	if (unshare(CLONE_NEWNET) == -1) {
-		snprintf(err, errlen, "unshare(CLONE_NEWNET): %s",
-		    strerror(errno));
+	if (unshare(flag) == -1) {
+		snprintf(err, errlen, "unshare(%s): %s", name, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
 int
+ns_enter_net(char *err, size_t errlen)
+{
+	/* Owned by our user namespace, as it would be had clone made it. */
+	return enter(CLONE_NEWNET, "CLONE_NEWNET", err, errlen);
+}
+
+int
 ns_enter_cgroup(char *err, size_t errlen)
 {
 	/* The cgroup the parent put us in becomes our view's root. */
-	if (unshare(CLONE_NEWCGROUP) == -1) {
-		snprintf(err, errlen, "unshare(CLONE_NEWCGROUP): %s",
-		    strerror(errno));
-		return -1;
-	}
-	return 0;
+	return enter(CLONE_NEWCGROUP, "CLONE_NEWCGROUP", err, errlen);
 }
 
 int
