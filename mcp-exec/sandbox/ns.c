@@ -25,10 +25,12 @@ enter(int flag, const char *name, char *err, size_t errlen)
 }
 
 int
-ns_enter_net(char *err, size_t errlen)
+ns_enter_own(char *err, size_t errlen)
 {
-	/* Owned by our user namespace, as it would be had clone made it. */
-	return enter(CLONE_NEWNET, "CLONE_NEWNET", err, errlen);
+	/* Owned by our user namespace, as they would be had clone made
+	 * them; the mounts copied are locked to us the same way. */
+	return enter(CLONE_NEWNS | CLONE_NEWNET, "CLONE_NEWNS | CLONE_NEWNET",
+	    err, errlen);
 }
 
 int

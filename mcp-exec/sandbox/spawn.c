@@ -252,10 +252,11 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	 */
 	if (cgroup_join_self(cg, err, sizeof(err)) == -1)
 		child_fail(sync, err);
-	/* Ours to make, on our CPU and our cgroup's account, while the
-	 * parent writes our maps; its before_go needs it made. */
+	/* Our mount and network namespaces: ours to make, on our CPU and
+	 * our cgroup's account, while the parent writes our maps; its
+	 * before_go needs the network namespace made. */
 	go.type = MSG_NETNS;
-	if (ns_enter_net(err, sizeof(err)) == -1)
+	if (ns_enter_own(err, sizeof(err)) == -1)
 		child_fail(sync, err);
 	if (s->before_go != NULL && write(sync, &go.type, 1) != 1)
 		_exit(127);
