@@ -46,7 +46,7 @@
 #define FD_CTL			6	/* the session's control socket, if any */
 
 enum {
-	MSG_NETNS = 'N',	/* init: its network namespace is made */
+	MSG_NETNS = 'N',	/* init: its mount and network namespaces are made */
 	MSG_GO = 'G',		/* parent: maps and cgroup are in place */
 	MSG_READY = 'R',	/* init: contained, starting the command */
 	MSG_ERROR = 'E',	/* init: a step failed; text follows */
