@@ -66,6 +66,7 @@ audit_conf_defaults(struct audit_conf *c)
 	c->keep_files = 50;
 	c->batch_max_events = 4096;
 	c->busy_poll_us = AUDIT_BUSY_POLL_US;
+	c->zero_ahead = 1;
 	snprintf(c->key_path, sizeof(c->key_path),
 	    "/etc/stockade/keys/checkpoint.key");
 	c->checkpoint_events = 10000;
@@ -202,7 +203,7 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 	static const char *const rot_keys[] = { "max_file_bytes",
 	    "keep_files", NULL };
 	static const char *const flush_keys[] = { "max_batch_events",
-	    "busy_poll_us", NULL };
+	    "busy_poll_us", "zero_ahead", NULL };
 	static const char *const cp_keys[] = { "key", "every_events",
 	    "every_seconds", "offhost_dir", NULL };
 	json_t		*sub, *arr;
@@ -246,6 +247,7 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 			c->batch_max_events = (unsigned)i;
 		if (conf_get_int(ctx, sub, "busy_poll_us", 0, 1000, &i) == 1)
 			c->busy_poll_us = (unsigned)i;
+		(void)conf_get_bool(ctx, sub, "zero_ahead", &c->zero_ahead);
 	}
 	if (conf_get_object(ctx, root, "checkpoint", &sub) == 1) {
 		conf_check_keys(ctx, sub, cp_keys);

@@ -65,6 +65,7 @@ struct audit_conf {
 	unsigned	 keep_files;		/* log files kept, active included */
 	unsigned	 batch_max_events;	/* group commit ceiling */
 	unsigned	 busy_poll_us;		/* after a hot writer's ack */
+	int		 zero_ahead;		/* zero-fill the active file ahead */
 	char		 key_path[PATH_MAX];	/* Ed25519 private key */
 	char		 checkpoint_dir[PATH_MAX];	/* off-host copy; "" = none */
 	unsigned	 checkpoint_events;

@@ -673,6 +673,10 @@ writer_reconfigure(struct writer *w, const struct audit_conf *c)
 	w->conf.disk_full_action = c->disk_full_action;
 	w->conf.disk_error_action = c->disk_error_action;
 	w->conf.retry_seconds = c->retry_seconds;
+	/* Off: the I/O thread cuts the active file's zeros when next idle. */
+	w->conf.zero_ahead = c->zero_ahead;
+	if (!c->zero_ahead)
+		pthread_cond_signal(&w->cv);
 	unlock(w);
 	event_add(w->cp_ev, &tv);
 }

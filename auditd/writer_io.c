@@ -10,7 +10,9 @@
  * (durable before any record lands on them), so a batch's fdatasync
  * flushes data alone: appending changes the size, and the journal commit
  * that costs is most of an fdatasync on ext4.  A file is cut to its records
- * before it is closed, so only the active file ever has a zero tail.
+ * before it is closed, so only the active file ever has a zero tail, and
+ * with flush.zero_ahead off (a tailer that follows the file's size ships
+ * it) none: the thread cuts what is there when next idle and fills no more.
  * When it owns nothing, the loop thread may write a small batch through
  * the same io_commit itself (writer_io_inline), saving a lone synchronous
  * writer the two hand-offs.
@@ -138,7 +140,11 @@ writer_io_zero_wanted(struct writer *w)
 {
 	uint64_t	 cap = zero_cap(w);
 
-	if (w->fd == -1 || w->zero_end >= cap)
+	if (w->fd == -1)
+		return 0;
+	if (!w->conf.zero_ahead)
+		return w->zero_end > w->fd_size;	/* to cut */
+	if (w->zero_end >= cap)
 		return 0;
 	/* Whole steps only (a step's fdatasync grows the file: a journal
 	 * commit), but for what is left below the rotation size. */
@@ -147,13 +153,35 @@ writer_io_zero_wanted(struct writer *w)
 	return zero_worth_it(w);
 }
 
+/* Turned off: the records end the file again, durably. */
+static void
+zero_cut(struct writer *w)
+{
+	if (ftruncate(w->fd, (off_t)w->fd_size) == -1 ||
+	    fdatasync(w->fd) == -1) {
+		/* As a failed fill's fdatasync: recovery reopens the file and
+		 * cuts the zeros at the next batch. */
+		log_warn("cutting the zero fill");
+		pthread_mutex_lock(&w->mu);
+		close(w->fd);
+		w->fd = -1;
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	w->zero_end = w->fd_size;
+}
+
 void
-writer_io_zero_ahead(struct writer *w)
+writer_io_zero_ahead(struct writer *w, int fill)
 {
 	uint64_t	 off = w->zero_end, end = off + ZERO_STEP;
 	size_t		 n;
 	int		 fd = w->fd;
 
+	if (!fill) {
+		zero_cut(w);
+		return;
+	}
 	if (end > zero_cap(w))
 		end = zero_cap(w);
 	for (; off < end; off += n) {
@@ -551,9 +579,11 @@ writer_io_main(void *arg)
 			 * that comes meanwhile waits for one step at most. */
 			if (!w->io_failed && w->fill->records == 0 &&
 			    writer_io_zero_wanted(w)) {
+				int	 fill = w->conf.zero_ahead;
+
 				w->io_owner = OWN_IO;
 				pthread_mutex_unlock(&w->mu);
-				writer_io_zero_ahead(w);
+				writer_io_zero_ahead(w, fill);
 				pthread_mutex_lock(&w->mu);
 				w->io_owner = OWN_NONE;
 				continue;

@@ -4,7 +4,8 @@
 # there).  Readers take the zeros for the end of the records: verify, tail
 # and the daemon's own recovery after kill -9, which cuts the zeros and
 # notes only what was torn.  Rotated and cleanly closed files hold their
-# records and nothing else.
+# records and nothing else.  flush.zero_ahead: false, for a tailer that
+# follows the file's size (Filebeat): no zeros, and SIGHUP cuts those there.
 . "$(dirname "$0")/lib.sh"
 
 command -v mkfs.ext4 >/dev/null || fail "mkfs.ext4 missing (e2fsprogs)"
@@ -79,3 +80,33 @@ for f in "$LOG"/audit-*.log; do
 done
 out=$(verify) || fail "verify after rotation and stop: $out"
 note "$files files rotated; each closed file cut to its records"
+
+# flush.zero_ahead: false by SIGHUP: the zeros there are cut while idle, and
+# from then on the file's size follows its records, as a tailer that reads
+# up to the size (Filebeat, tail -F) needs.  No rotation in between.
+make_conf
+start_auditd
+"$LOAD" --socket "$SOCK" --writers 1 --events 100 --window 1 >/dev/null ||
+	fail "load"
+sleep 0.3
+read -r rec size < <(records_len "$(newest)")
+[ "$size" -gt "$rec" ] || fail "no zeros ahead before the reload: $rec of $size"
+make_conf "flush: {zero_ahead: false}"
+kill -HUP "$AUDITD_PID"
+for _ in $(seq 1 100); do
+	has_nul "$(newest)" || break
+	sleep 0.05
+done
+! has_nul "$(newest)" || fail "zeros still there 5 s after zero_ahead: false"
+for round in 1 2 3; do
+	"$LOAD" --socket "$SOCK" --writers 1 --events 50 --window 1 >/dev/null ||
+		fail "load"
+	sleep 0.3	# when the zeros would have come
+	read -r rec size < <(records_len "$(newest)")
+	[ "$size" = "$rec" ] || fail "round $round: $rec bytes of records, file $size"
+	[ "$size" -gt "${last:-0}" ] || fail "round $round: the size did not grow"
+	last=$size
+done
+out=$(verify) || fail "verify after the cut: $out"
+note "zero_ahead: false by SIGHUP: zeros cut; the size then grows with the records"
+stop_auditd TERM || fail "exit status $?"
