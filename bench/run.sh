@@ -181,9 +181,14 @@ awk -v v="$vm" -v o="$om" -v s="$size" 'BEGIN {
 }
 
 # A copy of the shipped rules that talks to this run's auditd.
+# unpooled DIR: rules DIR without the shipped default profile's warm pool:
+# "new session" measures a build on the request path; pooled() sets its own.
+unpooled() { sed -i '/^pool:$/,/^  size: [0-9]*$/d' "$1/profiles/default.yaml"; }
+
 bench_rules() {
 	rm -rf "$T/rules"
 	cp -R rules "$T/rules"
+	unpooled "$T/rules"
 	sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/sock#" \
 	    -e "s#^  driver_dir: .*#  driver_dir: $PWD/mcp-exec/driver#" \
 	    -e "s#^    max_per_principal: .*#    max_per_principal: 16#" \
@@ -371,6 +376,7 @@ echo "== gvisor: one-shot start and MCP calls, native beside gvisor"
 local PY="/usr/bin/python3 -I -S -c pass"
 start
 cp -R rules "$T/grules"
+unpooled "$T/grules"
 sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/sock#" \
     -e "s#^  driver_dir: .*#  driver_dir: $PWD/mcp-exec/driver#" \
     -e "s#^    max_per_principal: .*#    max_per_principal: 16#" \

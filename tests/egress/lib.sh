@@ -241,12 +241,14 @@ world_never() {
 
 # ---------------------------------------------------------------- netguard
 # ng_rules: the shipped rules/ copied to $R, with network/ emptied so that
-# only the policies a test writes with policy() exist.
+# only the policies a test writes with policy() exist, and no warm pool.
 ng_rules() {
 	[ -d "$R" ] && return 0
 	cp -R "$ROOT/rules" "$R"
 	rm -rf "$R/network"
 	mkdir -p "$R/network"
+	# No warm pool unless a test asks for one (test_pool.sh).
+	sed -i '/^pool:$/,/^  size: [0-9]*$/d' "$R/profiles/default.yaml"
 }
 
 # policy NAME LEVEL [YAML LINE...]: writes $R/network/NAME.yaml.

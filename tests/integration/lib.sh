@@ -105,6 +105,10 @@ mcp_rules() {
 	sed -i -e "s|^\(  audit_socket:\).*|\1 $SOCK|" \
 	    -e "s|^\(  driver_dir:\).*|\1 $ROOT/mcp-exec/driver|" "$R/mcp-exec.yaml"
 	grep -q "audit_socket: $SOCK" "$R/mcp-exec.yaml" || fail "sed missed audit_socket"
+	# No warm pool unless a test asks for one: a test counts only the
+	# sandboxes, cgroups and records its own calls make.
+	sed -i '/^pool:$/,/^  size: [0-9]*$/d' "$R/profiles/default.yaml"
+	! grep -q "^pool:" "$R/profiles/default.yaml" || fail "sed missed pool"
 }
 
 # gvisor_or_skip: with rules in $R naming `runtime: gvisor`, skip (exit

@@ -6,8 +6,9 @@
 # ASLR (libc's and the heap's addresses, id(object())), random state, and
 # each sees an empty /workspace.  The cap counts pooled sandboxes (two
 # live sessions leave room for one), a SIGHUP tears the pool down and
-# builds it again (other sandbox directories), and a few escape cases run
-# against pooled sessions as they do against `mcp-exec run`.
+# builds it again (other sandbox directories), a few escape cases run
+# against pooled sessions as they do against `mcp-exec run`, and a call
+# refused for want of the audit daemon takes its pooled sandbox with it.
 . "$(dirname "$0")/lib.sh"
 
 trap 'st=$?; [ $st = 0 ] || tail -30 "$T/mx.err" >&2; stop_mx || true; cleanup' EXIT
@@ -33,7 +34,7 @@ printf '\npool:\n  size: 2\n  preimport: [decimal]\n' >>"$R/profiles/default.yam
 printf "rules: []\n" >"$R/patterns.yaml"
 start_mx
 
-"$PY" - "$PORT" "$HERE" "$ROOT" "$T/mx-state" "$MX_PID" <<'PYEOF' || fail "the pool (see above)"
+"$PY" - "$PORT" "$HERE" "$ROOT" "$T/mx-state" "$MX_PID" "$AUDITD_PID" <<'PYEOF' || fail "the pool (see above)"
 import json, os, re, signal, sys, time, urllib.request
 sys.path.insert(0, sys.argv[2])
 from mcpclient import Http, structured
@@ -137,7 +138,25 @@ assert s["stdout"] == "staged\n" and metric("stockade_pool_hits_total") == hits 
 c.tool("close_session", {"session_id": s["session_id"]})
 print("  an inline input staged into a pooled session's /inputs")
 print("  escape cases identity, host_secrets, namespaces, ptrace, dangerous_syscalls, proc_root, cgroup_descriptors hold in pooled sessions")
+
+# The audit daemon gone: a call handed a pooled sandbox is refused before
+# its code runs, and that sandbox goes with it (no hidden session is
+# left, issue 19); the pool builds another meanwhile (no record needed).
+wait_ready(1, "before the audit daemon goes")
+old, hits = sandboxes(), metric("stockade_pool_hits_total")
+os.kill(int(sys.argv[6]), signal.SIGTERM)
+r = c.tool("execute_python", {"code": "open('/workspace/ran', 'w').write('x')"})
+assert r.get("isError") and r["content"][0]["text"].startswith(
+    "not run: the audit trail is unavailable"), r
+assert metric("stockade_pool_hits_total") == hits + 1, "not handed a pooled sandbox"
+wait_ready(1, "after the refused call")
+now = sandboxes()
+assert len(old - now) == 1 and len(now - old) == 1, ("pooled sandbox kept", old, now)
+print("  audit daemon gone: the call handed a pooled sandbox refused, that sandbox torn down (%s), another built" % (old - now).pop())
 PYEOF
+# The daemon was stopped above; the server reconnects at its next call.
+wait "$AUDITD_PID" || fail "auditd exit status $?"
+start_auditd
 # stockade status: the pool's line under the server, every new session a hit.
 out=$("$BIN/stockade" status --mcp-state "$T/mx-state" 2>&1 || true)
 echo "$out" | grep -Eq '^  pool +[0-9]+ ready, [0-9]+ hits, 0 misses$' || fail "stockade status: no pool line: $out"

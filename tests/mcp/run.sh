@@ -65,10 +65,12 @@ sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/auditd.sock#" \
     "$T/rules/mcp-exec.yaml"
 sed -i "s#^  roots: \[\]#  roots: [$T/inputs]#" "$T/rules/profiles/default.yaml"
 
-# No audit daemon behind this one: nothing may run.
+# No audit daemon behind this one: nothing may run.  No warm pool either,
+# so that the test sees only the refused call's sandbox, or nothing.
 cp -R "$T/rules" "$T/rules-noaudit"
 sed -i "s#^  audit_socket: .*#  audit_socket: $T/nowhere.sock#" \
     "$T/rules-noaudit/mcp-exec.yaml"
+sed -i '/^pool:$/,/^  size: [0-9]*$/d' "$T/rules-noaudit/profiles/default.yaml"
 
 # Over HTTP: two principals, each with a bearer token (kept as sha256).
 cp -R "$T/rules" "$T/rules-http"

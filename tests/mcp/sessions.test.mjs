@@ -22,6 +22,12 @@ function cappedRules(total, perPrincipal) {
     .replace(/^    max_per_principal: .*$/m, `    max_per_principal: ${perPrincipal}`);
   assert.match(text, new RegExp(`max_total: ${total}\\n`));
   writeFileSync(conf, text);
+  // No warm pool: its sandbox is nobody's session, and these tests count
+  // the sessions' sandboxes.
+  const prof = join(dir, "rules", "profiles", "default.yaml");
+  const unpooled = readFileSync(prof, "utf8").replace(/^pool:\n  size: \d+\n/m, "");
+  assert.doesNotMatch(unpooled, /^pool:/m);
+  writeFileSync(prof, unpooled);
   return { dir, rules: join(dir, "rules"), state: join(dir, "state") };
 }
 
