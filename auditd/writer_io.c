@@ -153,19 +153,28 @@ writer_io_zero_wanted(struct writer *w)
 	return zero_worth_it(w);
 }
 
+/*
+ * The zero fill's fdatasync (or its cut) failed: never fsync this
+ * descriptor again (see io_fail).  The next batch finds none, and recovery
+ * reopens the file and cuts the zeros.
+ */
+static void
+zero_failed(struct writer *w, const char *what)
+{
+	log_warn("%s", what);
+	pthread_mutex_lock(&w->mu);
+	close(w->fd);
+	w->fd = -1;
+	pthread_mutex_unlock(&w->mu);
+}
+
 /* Turned off: the records end the file again, durably. */
 static void
 zero_cut(struct writer *w)
 {
 	if (ftruncate(w->fd, (off_t)w->fd_size) == -1 ||
 	    fdatasync(w->fd) == -1) {
-		/* As a failed fill's fdatasync: recovery reopens the file and
-		 * cuts the zeros at the next batch. */
-		log_warn("cutting the zero fill");
-		pthread_mutex_lock(&w->mu);
-		close(w->fd);
-		w->fd = -1;
-		pthread_mutex_unlock(&w->mu);
+		zero_failed(w, "cutting the zero fill");
 		return;
 	}
 	w->zero_end = w->fd_size;
@@ -197,13 +206,7 @@ writer_io_zero_ahead(struct writer *w, int fill)
 		}
 	}
 	if (fdatasync(fd) == -1) {
-		/* Never fsync this descriptor again (see io_fail): the
-		 * next batch finds none and recovery reopens the file. */
-		log_warn("fdatasync of the zero fill");
-		pthread_mutex_lock(&w->mu);
-		close(w->fd);
-		w->fd = -1;
-		pthread_mutex_unlock(&w->mu);
+		zero_failed(w, "fdatasync of the zero fill");
 		return;
 	}
 	w->zero_end = end;
