@@ -1,6 +1,7 @@
 // Shared by the MCP client tests: connects the official SDK client to the
 // mcp-exec under test (paths from the environment run.sh sets up).
 import { openSync } from "node:fs";
+import { after } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -29,8 +30,23 @@ export async function connectStdio(rules = env.rules, state = env.state) {
   });
   const client = new Client({ name: "stockade-tests", version: "1.0.0" });
   await client.connect(transport);
+  stdioClients.add(client);
+  client.onclose = () => stdioClients.delete(client);
   return client;
 }
+
+// A test that fails before its close() leaves its mcp-exec running, and
+// the file's process would wait on it for ever.  Once the file's tests and
+// its own after hooks are done (this hook runs first: lib.mjs is imported
+// first), whatever is still open is closed; the timer holds nothing up
+// when nothing is (unref).
+const stdioClients = new Set();
+after(() => {
+  setTimeout(() => {
+    for (const c of stdioClients)
+      c.close().catch(() => {});
+  }, 1000).unref();
+});
 
 // Every session a test opens, so that closeSessions() can end them and
 // the tests stay under the per-principal session limit.

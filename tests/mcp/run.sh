@@ -90,10 +90,16 @@ export MCP_EXEC="$B/mcp-exec" MCP_RULES="$T/rules" MCP_STATE="$T/state" \
     MCP_HTTP_URL="$mx_url" MCP_TOKEN_A="$TOKEN_A" \
     MCP_TOKEN_B="$TOKEN_B" MCP_AUDIT_LOG="$T/log"
 cd "$HERE"
+# A bound on the whole run (the suite takes under a minute), so that a test
+# that hangs fails here instead of holding CI.
+suite() {
+	timeout 300 node --test --test-concurrency=1 --test-reporter=spec "$@" ||
+	    { st=$?; [ $st != 124 ] || echo "FAIL: the SDK suite ran over 300 s"; return $st; }
+}
 if [ $# -gt 0 ]; then
-	node --test --test-concurrency=1 --test-reporter=spec "$@"
+	suite "$@"
 else
-	node --test --test-concurrency=1 --test-reporter=spec ./*.test.mjs
+	suite ./*.test.mjs
 	"$HERE/conformance/run.sh" "$cx_url"
 	"$HERE/conformance/run.sh" "$cx_url" 2026-07-28
 fi
