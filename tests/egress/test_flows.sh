@@ -34,7 +34,7 @@ flow_check() {
 import json, sys
 logdir, lport, sent, got, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 import glob
-recs = [json.loads(l) for p in sorted(glob.glob(logdir + "/audit-*.log")) for l in open(p)]
+recs = [json.loads(l) for p in sorted(glob.glob(logdir + "/audit-*.log")) for l in open(p).read().split("\0", 1)[0].splitlines()]
 fl = [r for r in recs if r.get("event") == "egress_flow" and r.get("src_port") == lport]
 assert len(fl) == 1, "want one egress_flow for port %d, have %s" % (lport, fl)
 r = fl[0]
@@ -81,7 +81,7 @@ res=$("$PY" - "$LOG" $ports <<'PY'
 import glob, json, sys, time
 logdir, ports = sys.argv[1], set(int(p) for p in sys.argv[2:])
 for _ in range(60):
-    recs = [json.loads(l) for p in sorted(glob.glob(logdir + "/audit-*.log")) for l in open(p)]
+    recs = [json.loads(l) for p in sorted(glob.glob(logdir + "/audit-*.log")) for l in open(p).read().split("\0", 1)[0].splitlines()]
     fl = [r for r in recs if r.get("event") == "egress_flow" and r.get("src_port") in ports]
     sm = [r for r in recs if r.get("event") == "egress_flow_summary"]
     n = sum(r["summarised"] for r in sm)

@@ -302,7 +302,7 @@ log, sid, sha = sys.argv[1:]
 want = {"name": "stockade-tinypkg", "version": "0.1", "sha256": sha,
         "url": "https://tls.test/packages/stockade_tinypkg-0.1-py3-none-any.whl"}
 for path in sorted(glob.glob(log + "/audit-*.log")):
-    for line in open(path):
+    for line in open(path).read().split("\0", 1)[0].splitlines():
         ev = json.loads(line)
         if ev.get("event") == "code_execution" and ev.get("session_id") == sid:
             if want in ev.get("packages", []) and \

@@ -188,7 +188,7 @@ for f in sorted(glob.glob(d + "/log/audit-*.log")):
 assert done
 PY
 # records.jsonl re-derived the way the forger would need it
-grep -h '"session_id":"s1"' "$T"/t/log/audit-*.log >"$T/t/records.jsonl"; remanifest "$T/t"
+grep -ah '"session_id":"s1"' "$T"/t/log/audit-*.log >"$T/t/records.jsonl"; remanifest "$T/t"
 expect_caught "checkpoint signature broken, chain re-hashed" "$T/t" "checkpoint signature does not verify"
 keygen_other() { "$STOCKADE" audit keygen "$T/k2" >/dev/null; }
 keygen_other

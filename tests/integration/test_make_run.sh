@@ -155,7 +155,7 @@ stop_run
 cmd=$(sed -n 's/^stopped; the log verifies with: //p' "$T/run.out")
 [ -n "$cmd" ] || fail "make run printed no verify command when it stopped"
 $cmd >/dev/null || fail "the printed verify command fails: $cmd"
-grep '"event":"policy_load"' "$T"/state/audit/audit-*.log |
+grep -a '"event":"policy_load"' "$T"/state/audit/audit-*.log |
     grep '"program":"mcp-exec"' | grep -q '"ok":true' ||
     fail "no policy_load record of mcp-exec"
 note "stopped cleanly; the printed verify command verifies the log"

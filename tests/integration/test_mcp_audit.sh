@@ -35,7 +35,7 @@ mcp_call a 4 "{\"code\":\"print(len(open('/inputs/n.txt','rb').read()))\",\"sess
 	grep -q '"stdout":"6\\n"' || fail "the call with inputs: $(tail -1 "$T/a.out")"
 "$PY" - "$LOG" "$T/in/data.csv" <<'PY' || fail "inputs in the records (see above)"
 import glob, hashlib, json, sys
-recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f)]
+recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f).read().split("\0", 1)[0].splitlines()]
 csv = open(sys.argv[2], "rb").read(); txt = "h\u00e9llo".encode()
 want = [{"name": "data.csv", "size": len(csv), "sha256": "sha256:" + hashlib.sha256(csv).hexdigest()},
         {"name": "n.txt", "size": len(txt), "sha256": "sha256:" + hashlib.sha256(txt).hexdigest()}]

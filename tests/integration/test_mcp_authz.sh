@@ -303,7 +303,7 @@ hup_and_wait() {	# $1: "true" or "false", the policy_load's ok
 		sleep 0.05
 	done
 	[ "$n" -gt "$n0" ] || fail "no policy_load after SIGHUP"
-	grep -h '"event":"policy_load"' "$LOG"/audit-*.log | tail -1 | grep -q "\"ok\":$1" ||
+	grep -ah '"event":"policy_load"' "$LOG"/audit-*.log | tail -1 | grep -q "\"ok\":$1" ||
 	    fail "policy_load after SIGHUP is not ok:$1"
 }
 printf 'limits:\n  memory: lots\n' >"$R/profiles/broken.yaml"
@@ -361,12 +361,12 @@ EOF
 # Every quota decision is in the trail: refusals name the quota.
 for q in sessions calls_per_minute concurrent_calls wall_seconds_per_hour \
     cpu_seconds_per_day artifact_bytes_per_day; do
-	grep -h '"event":"call_refused"' "$LOG"/audit-*.log | grep -q "\"rule_id\":\"quota:$q\"" ||
+	grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep -q "\"rule_id\":\"quota:$q\"" ||
 	    fail "no call_refused for quota $q"
 done
-grep -h '"event":"execution_started"' "$LOG"/audit-*.log | grep -q '"quota_checked":\["principal:user:alice","group:analysts"\]' ||
+grep -ah '"event":"execution_started"' "$LOG"/audit-*.log | grep -q '"quota_checked":\["principal:user:alice","group:analysts"\]' ||
     fail "execution_started does not record the quotas checked"
-grep -h '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"rule_id":"authz:profile"' || fail "no authz:profile refusal"
-grep -h '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"rule_id":"authz:tools"' || fail "no authz:tools refusal"
+grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"rule_id":"authz:profile"' || fail "no authz:profile refusal"
+grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"rule_id":"authz:tools"' || fail "no authz:tools refusal"
 note "call_refused names each quota (and authz:tools, authz:profile); execution_started the quotas checked"
 stop_mx

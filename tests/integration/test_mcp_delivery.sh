@@ -84,7 +84,7 @@ sid=$(cat "$T/sid")
 import glob, hashlib, json, sys
 log, sid, pngsha = sys.argv[1], sys.argv[2], sys.argv[3]
 recs = [json.loads(l) for f in sorted(glob.glob(log + "/audit-*.log"))
-        for l in open(f)]
+        for l in open(f).read().split("\0", 1)[0].splitlines()]
 def client_ok(r, name, auth="bearer"):
     c = r.get("client")
     assert c and c["name"] == name and c["version"] == "3.2", r

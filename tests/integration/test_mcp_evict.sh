@@ -36,7 +36,7 @@ print("  B at the global cap evicts A's oldest idle session; B hears nothing of 
 PYEOF
 stop_mx || fail "mcp-exec exit status $?"
 stop_auditd
-grep '"event":"session_evicted"' "$LOG"/audit-*.log | grep -q '"principal":"user:alice"' ||
+grep -a '"event":"session_evicted"' "$LOG"/audit-*.log | grep -q '"principal":"user:alice"' ||
     fail "no session_evicted record for alice's session"
 verify >/dev/null || fail "audit verify"
 note "the eviction is in the trail (session_evicted, alice); the log verifies"

@@ -77,6 +77,6 @@ left=$(pgrep -f -- "--root=$S/sandboxes|--root $S/sandboxes" || true)
 note "no runsc process or sandbox directory left behind"
 stop_auditd
 verify >/dev/null || fail "audit verify"
-n=$(grep '"event":"code_execution"' "$LOG"/audit-*.log | grep -c '"runtime":"gvisor"')
+n=$(grep -a '"event":"code_execution"' "$LOG"/audit-*.log | grep -c '"runtime":"gvisor"')
 [ "$n" -ge 6 ] || fail "$n code_execution records with sandbox.runtime gvisor, want 6"
 note "the audit trail says sandbox.runtime gvisor for each call; it verifies"

@@ -285,14 +285,14 @@ t1=$(date +%s)
 stop_mx || fail "mcp-exec exit status $? at SIGTERM"
 stop_auditd
 # Refused tokens are audited, rate-limited (41 refusals sent in a burst).
-n=$(cat "$LOG"/audit-*.log | grep '"event":"call_refused"' | grep -c '"reason":"bad token"' || true)
+n=$(cat "$LOG"/audit-*.log | grep -a '"event":"call_refused"' | grep -c '"reason":"bad token"' || true)
 [ "$n" -ge 3 ] || fail "refused tokens not audited ($n)"
 # At most 5 a second (plus the two refusals before the burst).  The
 # limiter's one-second windows follow the monotonic clock, not date's
 # seconds: a burst inside one wall-clock second may span two windows.
 [ "$n" -le $(( (t1 - t0 + 2) * 5 + 2 )) ] && [ "$n" -lt 42 ] ||
     fail "refused tokens not rate-limited ($n records in $((t1 - t0 + 1)) s)"
-grep -h '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"principal":"user:bob@example.com"' ||
+grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep -q '"principal":"user:bob@example.com"' ||
     fail "403 across principals not audited with the claimed principal"
 verify >/dev/null || fail "audit log does not verify"
 note "refused tokens audited (rate-limited: $n records), log verifies"

@@ -35,7 +35,7 @@ grep -q "patterns.yaml:[0-9]*:[0-9]*: " "$T/bad.err" || fail "no error printed: 
 stop_auditd
 "$PY" - "$LOG" <<'EOF' || fail "the failed start's policy_load (see above)"
 import glob, json, re, sys
-recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f)]
+recs = [json.loads(l) for f in sorted(glob.glob(sys.argv[1] + "/audit-*.log")) for l in open(f).read().split("\0", 1)[0].splitlines()]
 bad = [r for r in recs if r["event"] == "policy_load" and not r["ok"]]
 # One: the failed start; -n (check only) writes nothing.
 assert len(bad) == 1 and bad[0]["program"] == "mcp-exec", bad
@@ -47,7 +47,7 @@ import glob, hashlib, json, pwd, os, sys
 log, out, rules, art = sys.argv[1:5]
 res = json.loads(out)
 recs = [json.loads(l) for f in sorted(glob.glob(log + "/audit-*.log"))
-        for l in open(f)]
+        for l in open(f).read().split("\0", 1)[0].splitlines()]
 sid = "run-" + res["sandbox"]["id"]
 me = "user:" + pwd.getpwuid(os.getuid()).pw_name
 ev = [r["event"] for r in recs if r.get("session_id") == sid]

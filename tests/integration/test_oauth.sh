@@ -226,15 +226,15 @@ verify
 for why in "expired" "not valid before" "issuer http://127.0.0.1:1/other is not trusted" \
     "audience is not $RES" "no RS256 key with kid k-unknown" "alg none is not accepted" \
     "alg HS256 is not accepted" "signature does not verify" "scope mcp:tools not granted"; do
-	grep -h '"event":"call_refused"' "$LOG"/audit-*.log | grep -q "$why" ||
-	    { grep -h call_refused "$LOG"/audit-*.log | cut -c1-400 >&2; fail "no call_refused record saying: $why"; }
+	grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep -q "$why" ||
+	    { grep -ah call_refused "$LOG"/audit-*.log | cut -c1-400 >&2; fail "no call_refused record saying: $why"; }
 done
-grep -h '"event":"auth_accepted"' "$LOG"/audit-*.log | grep '"principal":"oidc:mcp-client"' |
+grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep '"principal":"oidc:mcp-client"' |
     grep "\"issuer\":\"$ISS\"" | grep '"client_id":"mcp-client"' |
     grep -q '"jti_sha256":"[0-9a-f]\{64\}"' ||
     fail "no auth_accepted record with issuer, client and jti hash"
-grep -h '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"groups":\["analysts","ops"\]' ||
+grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"groups":\["analysts","ops"\]' ||
     fail "no auth_accepted record with the token's groups"
-grep -h '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"auth":"bearer"' ||
+grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"auth":"bearer"' ||
     fail "no auth_accepted record for the static token"
 note "refusals and acceptances audited with issuer, client_id, jti hash, groups"

@@ -32,7 +32,7 @@ stop_auditd TERM || fail "exit status $?"
 
 expect_records event_rejected 12
 expect_records writer_refused 1
-n=$(grep -h '"event":"writer_refused"' "$LOG"/audit-*.log | wc -l)
+n=$(grep -ah '"event":"writer_refused"' "$LOG"/audit-*.log | wc -l)
 # 1 before the flood; the flood's seconds, each at most 10 (+1: a partial one).
 [ "$n" -le $(( 1 + 10 * (FLOOD_S + 1) )) ] && [ "$n" -lt 200 ] ||
     fail "writer_refused not rate-limited ($n records in ${FLOOD_S}s)"

@@ -23,7 +23,7 @@ PY
 }
 send() { "$STOCKADE" audit send --socket "$SOCK"; }
 hex_of() { sha256sum "$1" | cut -d' ' -f1; }
-record_of() { cat "$LOG"/audit-*.log | grep "\"session_id\":\"$1\"" | tail -1; }
+record_of() { cat "$LOG"/audit-*.log | grep -a "\"session_id\":\"$1\"" | tail -1; }
 
 printf 'import os\nprint("h\xc3\xa9llo \xe2\x9c\x93")\n# %s\n' "$(head -c 3000 /dev/zero | tr '\0' x)" >"$T/a.py"
 printf 'print(2)\n' >"$T/b.py"
@@ -188,7 +188,7 @@ wait "$PID_m" || fail "mcp-exec did not stop cleanly"
 stop_auditd
 printf 'print(6*7)' >"$T/m.py"
 h=$(hex_of "$T/m.py")
-grep '"event":"execution_started"' "$LOG"/audit-*.log | grep -q "\"code_hash\":\"sha256:$h\",.*\"code_retention\":\"full\"" ||
+grep -a '"event":"execution_started"' "$LOG"/audit-*.log | grep -q "\"code_hash\":\"sha256:$h\",.*\"code_retention\":\"full\"" ||
     fail "mcp: execution_started does not name the kept code"
 "$STOCKADE" audit show-code "$LOG" "$h" | cmp -s - "$T/m.py" || fail "mcp: show-code differs"
 verify >/dev/null || fail "mcp: log does not verify"
