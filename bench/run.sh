@@ -180,11 +180,11 @@ awk -v v="$vm" -v o="$om" -v s="$size" 'BEGIN {
 
 }
 
-# A copy of the shipped rules that talks to this run's auditd.
 # unpooled DIR: rules DIR without the shipped default profile's warm pool:
 # "new session" measures a build on the request path; pooled() sets its own.
 unpooled() { sed -i '/^pool:$/,/^  size: [0-9]*$/d' "$1/profiles/default.yaml"; }
 
+# A copy of the shipped rules that talks to this run's auditd.
 bench_rules() {
 	rm -rf "$T/rules"
 	cp -R rules "$T/rules"
