@@ -151,12 +151,12 @@ struct batch	*batch_new(void);
 void		 batch_free(struct batch *);
 void		*writer_io_main(void *);
 /*
- * I/O thread (or after it stopped), mu held for _wanted: zeros ahead of the
- * records are due, a step of them, or (flush.zero_ahead off, fill 0) their
- * cut back to the records.
+ * I/O thread (or after it stopped): zeros ahead of the records.  _wanted
+ * (mu held) is also 1 when flush.zero_ahead is off and zeros are there to
+ * cut.
  */
 int		 writer_io_zero_wanted(struct writer *);
-void		 writer_io_zero_ahead(struct writer *, int fill);
+void		 writer_io_zero_ahead(struct writer *);
 /*
  * Loop thread: writes and syncs the filling batch itself if the I/O
  * thread owns nothing and the batch fits; 1 if it did (the batch, and

@@ -181,16 +181,12 @@ zero_cut(struct writer *w)
 }
 
 void
-writer_io_zero_ahead(struct writer *w, int fill)
+writer_io_zero_ahead(struct writer *w)
 {
 	uint64_t	 off = w->zero_end, end = off + ZERO_STEP;
 	size_t		 n;
 	int		 fd = w->fd;
 
-	if (!fill) {
-		zero_cut(w);
-		return;
-	}
 	if (end > zero_cap(w))
 		end = zero_cap(w);
 	for (; off < end; off += n) {
@@ -579,14 +575,18 @@ writer_io_main(void *arg)
 				continue;
 			}
 			/* Idle: zeros ahead, a step at a time, so a batch
-			 * that comes meanwhile waits for one step at most. */
+			 * that comes meanwhile waits for one step at most;
+			 * or, the fill turned off, the cut of those there. */
 			if (!w->io_failed && w->fill->records == 0 &&
 			    writer_io_zero_wanted(w)) {
 				int	 fill = w->conf.zero_ahead;
 
 				w->io_owner = OWN_IO;
 				pthread_mutex_unlock(&w->mu);
-				writer_io_zero_ahead(w, fill);
+				if (fill)
+					writer_io_zero_ahead(w);
+				else
+					zero_cut(w);
 				pthread_mutex_lock(&w->mu);
 				w->io_owner = OWN_NONE;
 				continue;
