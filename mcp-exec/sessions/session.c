@@ -210,16 +210,27 @@ session_close(struct session *s, const char *reason)
 	    "session_closed", reason);
 }
 
-/* Ends a session, audited as event (session_closed, _expired, _evicted). */
+/*
+ * Ends a session, audited as event (session_closed, _expired, _evicted),
+ * exactly once: every way a session ends comes here, and some of them
+ * from inside another (a call aborted here finishes, and a killed call's
+ * finish would close its session).  A session passes through ending
+ * once; the first caller tears it down, any later or nested one returns.
+ * It leaves the table first, so nothing finds it while its call finishes.
+ * The struct itself goes with its last reference (session_release).
+ */
 void
 session_end(struct session *s, const char *event, const char *reason)
 {
 	struct server	*srv = s->srv;
 
-	if (s->call != NULL)
-		call_abort(s->call);
+	if (s->ending)
+		return;
+	s->ending = 1;
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
+	if (s->call != NULL)
+		call_abort(s->call);
 	if (srv->quota != NULL)
 		quota_session_close(srv->quota, &s->bill);
 	sessions_publish(srv);
@@ -229,17 +240,22 @@ session_end(struct session *s, const char *event, const char *reason)
 	    event, "principal", s->principal, "session_id", s->id,
 	    "reason", reason, "idle_s",
 	    (json_int_t)((mono_ms() - s->last_used) / 1000)));
-	event_free(s->ctl_ev);
-	event_free(s->ctl_wev);
-	frame_out_free(&s->ctl_out);
-	close(s->ctl);
-	close(s->wsfd);
-	sandbox_destroy(&s->sb);		/* the artifacts store with it */
-	network_detach(&s->net);		/* nothing runs there any more */
-	packages_free(&s->pkg);			/* the layer went with the sandbox */
-	json_decref(s->seen);
-	free(s);
+	session_discard(s);			/* and the table's reference */
 	pool_kick(srv);				/* room under the cap again */
+}
+
+/* One more holder of s: it outlives a session_end until released. */
+void
+session_retain(struct session *s)
+{
+	s->refs++;
+}
+
+void
+session_release(struct session *s)
+{
+	if (--s->refs == 0)
+		free(s);
 }
 
 void

@@ -89,6 +89,7 @@ session_build(struct server *srv, const char *principal,
 	int				 sv[2] = { -1, -1 }, null = -1;
 
 	s = xcalloc(1, sizeof(*s));
+	s->refs = 1;				/* its builder's, then the table's */
 	s->srv = srv;
 	s->ctl = s->wsfd = -1;
 	frame_out_init(&s->ctl_out);
@@ -210,11 +211,12 @@ session_discard(struct session *s)
 	if (s->wsfd != -1)
 		close(s->wsfd);
 	if (s->started)
-		sandbox_destroy(&s->sb);
-	network_detach(&s->net);
-	packages_free(&s->pkg);
+		sandbox_destroy(&s->sb);	/* the artifacts store with it */
+	network_detach(&s->net);		/* nothing runs there any more */
+	packages_free(&s->pkg);			/* the layer went with the sandbox */
 	json_decref(s->seen);
-	free(s);
+	s->seen = NULL;
+	session_release(s);
 }
 
 /* A waiting driver says nothing: anything readable is its end (or worse). */

@@ -185,6 +185,9 @@ call_finish(struct call *c)
 	s->call = NULL;
 	s->srv->ncalls--;
 	s->last_used = mono_ms();
+	/* The hook may end the session; a session_end may be why we are
+	 * here (call_abort): s stays ours until released. */
+	session_retain(s);
 	c->hooks.done(c->hooks.arg, &r);
 	free(r.stdout_text);
 	free(r.stderr_text);
@@ -192,8 +195,10 @@ call_finish(struct call *c)
 	json_decref(r.packages);
 	json_decref(skipped);
 	call_free(c);
+	/* A killed call's session goes too, unless it is going already. */
 	if (killed && !s->srv->stopping)
 		session_close(s, why);
+	session_release(s);
 }
 
 static void

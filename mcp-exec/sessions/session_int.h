@@ -35,6 +35,11 @@ struct session {
 	struct sandbox_limits	 limits;
 	struct sandbox		 sb;
 	int			 started;
+	/* Ending (session_end) is a state passed through once; the struct
+	 * lives while anything holds it (refs: the table's, a finishing
+	 * call's), so a session ended under its own call stays readable. */
+	int			 ending;
+	unsigned		 refs;
 	int			 ctl;		/* control socket, our end */
 	struct event		*ctl_ev;
 	int			 wsfd;		/* O_PATH: its /workspace */
@@ -115,8 +120,12 @@ void	session_count_oom(struct session *, uint64_t n);
 /* session_call.c, for session.c: the call ends now, its session killed. */
 void	call_abort(struct call *);
 
-/* Ends a session, audited as event with reason (session_caps.c too). */
+/* Ends a session, audited as event with reason (session_caps.c too):
+ * once, whoever calls it again or from within. */
 void	session_end(struct session *, const char *event, const char *reason);
+/* Holding a session across a call that may end it (session_call.c). */
+void	session_retain(struct session *);
+void	session_release(struct session *);
 /* Room under the caps for one more session of principal (session_caps.c);
  * -1 with err when every session counted is busy. */
 int	sessions_make_room(struct server *, const char *principal, char *err,
