@@ -533,11 +533,11 @@ http_bev_new(struct event_base *base, void *arg)
 		fatalx("bufferevent_socket_new");
 	/* The filter takes at most a head, or a step of a body, at once. */
 	bufferevent_setwatermark(sock, EV_READ, 0, HTTP_SOCK_READ_MAX);
-	if (tr->nconns >= sc->http.max_connections)
+	if (tr->conns->n >= sc->http.max_connections)
 		hh = http_head_new(503, "too many connections (server.http."
-		    "max_connections)", &tr->nconns);
+		    "max_connections)", tr->conns);
 	else
-		hh = http_head_new(0, NULL, &tr->nconns);
+		hh = http_head_new(0, NULL, tr->conns);
 	if ((bev = bufferevent_filter_new(sock, http_head_filter,
 	    http_head_output, BEV_OPT_CLOSE_ON_FREE, http_head_free,
 	    hh)) == NULL)
@@ -618,6 +618,7 @@ transport_http_new(struct server *srv, const char *listen)
 
 	tr->srv = srv;
 	LIST_INIT(&tr->sessions);
+	tr->conns = xcalloc(1, sizeof(*tr->conns));
 	if (parse_listen(tr, listen) == -1) {
 		fprintf(stderr, "mcp-exec: --http %s: expected ADDR:PORT, "
 		    "[ADDR6]:PORT or PORT, with a numeric address\n", listen);
@@ -704,5 +705,6 @@ transport_http_free(struct http_tr *tr)
 		evhttp_free(tr->http);
 	if (tr->reaper != NULL)
 		event_free(tr->reaper);
+	http_live_orphan(tr->conns);
 	free(tr);
 }

@@ -75,7 +75,7 @@ struct http_head {
 	size_t				 last_len;	/* head bytes already seen */
 	int				 status;
 	char				 why[128];
-	unsigned			*live;
+	struct http_live		*live;
 	struct bufferevent		*bev, *sock;	/* filter, socket */
 	struct event			*writable;	/* sock's fd */
 	struct event			*kick;		/* output added */
@@ -259,13 +259,13 @@ http_head_check(const char *buf, size_t len, size_t last_len,
 }
 
 struct http_head *
-http_head_new(int refuse_status, const char *why, unsigned *live)
+http_head_new(int refuse_status, const char *why, struct http_live *live)
 {
 	struct http_head	*hh = xcalloc(1, sizeof(*hh));
 
 	hh->live = live;
 	if (live != NULL)
-		(*live)++;
+		live->n++;
 	if (refuse_status != 0) {
 		hh->state = HEAD_REFUSING;
 		hh->status = refuse_status;
@@ -312,12 +312,21 @@ http_head_attach(struct http_head *hh, struct bufferevent *bev,
 }
 
 void
+http_live_orphan(struct http_live *live)
+{
+	if (live->n == 0)
+		free(live);
+	else
+		live->orphaned = 1;
+}
+
+void
 http_head_free(void *arg)
 {
 	struct http_head	*hh = arg;
 
-	if (hh->live != NULL)
-		(*hh->live)--;
+	if (hh->live != NULL && --hh->live->n == 0 && hh->live->orphaned)
+		free(hh->live);
 	if (hh->writable != NULL)
 		event_free(hh->writable);
 	if (hh->kick != NULL)

@@ -26,9 +26,21 @@
 
 struct http_head;
 
+/*
+ * A transport's open connections: each head counts itself in while it
+ * lives.  evhttp frees a connection's filter only from the loop, after
+ * the transport may be gone (a stop with requests open): the transport
+ * then orphans the count, and the last head to go frees it.
+ */
+struct http_live {
+	unsigned	 n;
+	int		 orphaned;
+};
+void		 http_live_orphan(struct http_live *);
+
 /* refuse_status: not 0, every request of the connection gets that status. */
 struct http_head *http_head_new(int refuse_status, const char *why,
-		    unsigned *live);
+		    struct http_live *);
 void		 http_head_free(void *);
 /* bev: the filter on sock, the socket bufferevent evhttp's fd goes to. */
 void		 http_head_attach(struct http_head *, struct bufferevent *bev,

@@ -50,7 +50,7 @@ struct http_tr {
 	size_t			 nhosts;
 	LIST_HEAD(, http_sess)	 sessions;
 	unsigned		 nsessions;
-	unsigned		 nconns;	/* open connections */
+	struct http_live	*conns;		/* open connections */
 	uint64_t		 refusal_sec;	/* rate limit of refusals */
 	unsigned		 refusals, refusals_unaudited;
 	struct mtls_hook	 mtls_hook;	/* on every TLS connection */

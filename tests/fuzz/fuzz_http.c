@@ -49,7 +49,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct http_head	*hh;
 	struct evbuffer		*src, *dst;
 	size_t			 step, off;
-	unsigned		 live = 0;
+	struct http_live	 live = { 0, 0 };
 
 	if (size < 1)
 		return 0;
@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	recheck(dst);
 	http_head_free(hh);
-	if (live != 0)
+	if (live.n != 0)
 		abort();
 	evbuffer_free(src);
 	evbuffer_free(dst);

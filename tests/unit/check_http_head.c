@@ -91,12 +91,12 @@ START_TEST(test_filter_reencodes_chunked_and_stops_after_refusal)
 	    "GET /never HTTP/1.1\r\nHost: h\r\n\r\n";
 	struct evbuffer	*src = evbuffer_new(), *dst = evbuffer_new();
 	struct http_head *hh;
-	unsigned	 live = 0;
+	struct http_live live = { 0, 0 };
 	char		 out[512];
 	size_t		 i, n;
 
 	hh = http_head_new(0, NULL, &live);
-	ck_assert_uint_eq(live, 1);
+	ck_assert_uint_eq(live.n, 1);
 	/* A byte at a time: the decoder's state must carry over. */
 	for (i = 0; i < strlen(in); i++) {
 		evbuffer_add(src, in + i, 1);
@@ -112,7 +112,7 @@ START_TEST(test_filter_reencodes_chunked_and_stops_after_refusal)
 	ck_assert_ptr_null(strstr(out, "Trailer"));
 	ck_assert_ptr_null(strstr(out, "/never"));
 	http_head_free(hh);
-	ck_assert_uint_eq(live, 0);
+	ck_assert_uint_eq(live.n, 0);
 	evbuffer_free(src);
 	evbuffer_free(dst);
 }
