@@ -270,15 +270,27 @@ run_stop(struct task_run *run, enum task_status st, const char *msg)
 	tool_cancel(&run->rq);
 }
 
-/* The sweep found it expired while it runs: stop it, forget it. */
+/*
+ * The sweep found it expired while it runs: it ends failed, and whoever
+ * follows it hears so (its listeners, its 2025-11-25 connection, its
+ * tasks/result waiters) before it is forgotten; then its code is stopped.
+ */
 static void
 expired(struct task_rec *t, void *arg)
 {
 	struct task_run	*run = t->run;
+	enum task_status was = t->status;
 
+	if (task_store_finish(&tasks.store, t, TASK_FAILED, NULL,
+	    json_pack("{s:i, s:s}", "code", RPC_INTERNAL_ERROR, "message",
+	    TASK_EXPIRED_MSG), TASK_EXPIRED_MSG, task_now_ms()) == -1 &&
+	    t->status != was)
+		log_warnx("task %s: its expiry was not stored", t->id);
+	if (t->status != was)
+		changed(run);
+	wake(run);
 	t->run = NULL;
 	run->rec = NULL;
-	wake(run);
 	tool_cancel(&run->rq);
 }
 

@@ -21,6 +21,7 @@
 #define TASK_PAGE		20	/* tasks/list page */
 #define TASK_WAITERS_MAX	8	/* tasks/result waiting on one task */
 #define TASK_SWEEP_S		5
+#define TASK_EXPIRED_MSG	"the task's ttl ran out before its call ended"
 
 /* Opens STATE_DIR/tasks (failing what a restart interrupted) and starts
  * the sweep; -1 with err set. */

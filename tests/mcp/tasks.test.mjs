@@ -209,6 +209,30 @@ test("stdio 2025-11-25: a task goes when its ttl has passed", async () => {
   assert.equal(r.error.message, "Failed to retrieve task: Task not found");
 });
 
+test("stdio: a task whose ttl runs out while its code runs is reported, and its listener ends", async () => {
+  const created = await s.rpc("tools/call", { name: "execute_python",
+    arguments: { code: LOOP }, task: { ttl: 1000 } });
+  const id = created.result.task.taskId;
+  const waiting = s.rpc("tasks/result", { taskId: id });
+  s.send({ id: "exp-1", method: "subscriptions/listen",
+    params: { notifications: { taskIds: [id] }, _meta: meta() } });
+  const ack = await s.waitFor((x) => x.method === "notifications/subscriptions/acknowledged" &&
+    subOf(x) === "exp-1", "ack");
+  assert.deepEqual(ack.params.notifications, { taskIds: [id] });
+  // The sweep runs every 5 s: the task is reported within one round.
+  const note = await s.waitFor((x) => x.method === "notifications/tasks" && subOf(x) === "exp-1",
+    "the expired task's notification", 15000);
+  assert.equal(note.params.taskId, id);
+  assert.equal(note.params.status, "failed");
+  assert.match(note.params.statusMessage, /ttl ran out/);
+  // Its only task has ended: the subscription ends too, not at max_lifetime_s.
+  const closing = await s.waitFor((x) => x.id === "exp-1" && x.method === undefined, "closing result");
+  assert.equal(closing.result.resultType, "complete");
+  assert.match((await waiting).error.message, /ttl ran out/);
+  const gone = await s.rpc("tasks/get", { taskId: id });
+  assert.equal(gone.error.message, "Failed to retrieve task: Task not found");
+});
+
 test("stdio 2026-07-28: the extension's task, polled to its result; without it, a direct answer", async () => {
   const d = await s.rpc("server/discover", { _meta: meta() });
   assert.deepEqual(d.result.capabilities.extensions[EXT], {});
