@@ -117,6 +117,7 @@ static const struct field f_operator_note[] = {
 static const struct evtype writer_types[] = {
 	{ "code_execution", f_code_execution },
 	{ "execution_started", f_execution_started },
+	{ "execution_lost", f_execution_started },
 	{ "session_created", f_session_created },
 	{ "session_closed", f_session_closed },
 	{ "session_expired", f_session },

@@ -67,6 +67,11 @@ static const struct rule rules[] = {
 	{ "code_execution", 0, 0,
 	    { "process" }, { "end" }, OUT_UNKNOWN,
 	    OC_PROCESS, 99, "Other", 1, CTL_NONE, EXEC_MSG, NULL },
+	/* Its server died while the code ran: an end, its outcome unknown. */
+	{ "execution_lost", 0, 0,
+	    { "process" }, { "end" }, OUT_UNKNOWN,
+	    OC_PROCESS, 2, "Terminate", 1, CTL_NONE,
+	    EXEC_MSG " lost: {reason}", "{reason}" },
 	{ "execution_started", 0, 0,
 	    { "process" }, { "start" }, OUT_SUCCESS,
 	    OC_PROCESS, 1, "Launch", 1, CTL_NONE,

@@ -27,6 +27,7 @@
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
+#include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/pool.h"
 #include "sessions/server.h"
@@ -217,6 +218,11 @@ cmd_serve(int argc, char *argv[])
 	}
 	if (status_sweep(&srv) > 0)
 		log_info("sessions of a server that died recorded as closed");
+	/* Executions a server that died left without an end get theirs. */
+	if (inflight_open(&srv, err, sizeof(err)) == -1) {
+		fprintf(stderr, "mcp-exec: in-flight journal: %s\n", err);
+		goto out;
+	}
 	/* What sessions publish goes to state_dir for `stockade status`. */
 	srv.published = status_publish;
 	status_publish(&srv);
@@ -247,6 +253,7 @@ out:
 		event_free(srv.reaper);
 	if (srv.base != NULL) {
 		audit_link_shutdown(&srv.audit);
+		inflight_close(&srv);	/* after the last end's ack */
 		sandbox_seccomp_free(&srv.seccomp);
 		event_base_free(srv.base);
 	}

@@ -28,6 +28,7 @@ struct commands;
 struct principals;
 struct authz;
 struct quota_table;
+struct inflight_log;
 LIST_HEAD(session_list, session);
 
 /* What the command line says; it wins over the rules on every load. */
@@ -78,6 +79,8 @@ struct server {
 						   last change */
 	void			(*published)(struct server *);	/* then */
 	struct event		*persist_ev;	/* persist.c: usage to write */
+	struct inflight_log	*inflight;	/* inflight.c: executions
+						   not yet ended on the record */
 };
 
 /* Events through the server's audit link (lib/audit_link.h). */

@@ -70,8 +70,8 @@ tool_client_proof(json_t *o, const struct tool_client *c)
 
 /* The caller's trace, so a SIEM can join the record with its spans, and
  * the MCP task the call runs as, so a poll can be joined with its run. */
-static json_t *
-with_trace(struct tool_req *rq, json_t *ev)
+json_t *
+tool_with_trace(struct tool_req *rq, json_t *ev)
 {
 	if (ev != NULL && rq->task_id[0] != '\0')
 		json_object_set_new(ev, "task_id", json_string(rq->task_id));
@@ -90,7 +90,7 @@ tool_with_client(struct tool_req *rq, json_t *ev)
 		json_object_set_new(ev, "client", tool_client_json(rq->client));
 		json_object_set_new(ev, "request", json_string(rq->request_id));
 	}
-	return with_trace(rq, ev);
+	return tool_with_trace(rq, ev);
 }
 
 /* What every delivery record says about the request and who sent it. */
@@ -105,7 +105,7 @@ deliver_base(struct tool_req *rq, const char *event, const char *sid,
 	snprintf(nbuf, sizeof(nbuf), "%s", name ? name : "");
 	str_ascii(sbuf);
 	str_ascii(nbuf);
-	return with_trace(rq, json_pack("{s:s, s:s, s:s*, s:s, s:s, s:o, s:s}",
+	return tool_with_trace(rq, json_pack("{s:s, s:s, s:s*, s:s, s:s, s:o, s:s}",
 	    "event", event, "principal", rq->principal, "session_id",
 	    sid ? sbuf : NULL, "artifact", nbuf, "how", how, "client",
 	    tool_client_json(rq->client), "request", rq->request_id));

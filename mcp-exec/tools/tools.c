@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "log.h"
 #include "patterns.h"
+#include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/session.h"
 #include "tools.h"
@@ -49,6 +50,15 @@ struct pycall {
 	int		 created;	/* the session was made for this call */
 	struct quota_bill bill;		/* charged when it ends */
 	int		 billed;	/* quota_call_begin was called */
+	/* Its line in the in-flight journal: closed by its end's record. */
+	struct inflight	*inflight;
+	int		 unjournaled;	/* the journal could not be written */
+	/* The call's timeout bounds its wait for execution_started's ack:
+	 * past it the call is answered, refused, and gave_up set until the
+	 * ack (or its failure) comes and frees it. */
+	struct event	*audit_wait;
+	uint64_t	 t0;		/* mono ms, execution_started sent */
+	int		 gave_up;
 };
 
 /* ------------------------------------------------------------ helpers */
@@ -260,6 +270,8 @@ static void
 pycall_free(struct pycall *pc)
 {
 	pycall_bill(pc, NULL);
+	if (pc->audit_wait != NULL)
+		event_free(pc->audit_wait);
 	free(pc->code);
 	json_decref(pc->progress_token);
 	json_decref(pc->hits);
@@ -324,7 +336,7 @@ py_done(void *arg, const struct call_result *res)
 		close_later(pc, r.session_id);
 	rec = execution_record(pc, &r);
 	if (pc->rq->cancelled) {
-		server_audit(pc->srv, rec);
+		inflight_end(pc->srv, pc->inflight, rec);
 		tool_drop(pc->rq);	/* a cancelled request gets no reply */
 		goto out;
 	}
@@ -372,7 +384,7 @@ py_done(void *arg, const struct call_result *res)
 	 * reply: it is asynchronous, and its encoding and the daemon's
 	 * wake-up were on the way of the reply. */
 	if (json_array_size(r.artifacts) > 0) {
-		server_audit(pc->srv, rec);
+		inflight_end(pc->srv, pc->inflight, rec);
 		rec = NULL;
 	}
 	if (!r.session_gone)
@@ -381,7 +393,7 @@ py_done(void *arg, const struct call_result *res)
 	    "structuredContent", sc, "isError", r.exit_code != 0 ||
 	    r.timed_out || r.oom_killed));
 	if (rec != NULL)
-		server_audit(pc->srv, rec);
+		inflight_end(pc->srv, pc->inflight, rec);
 out:
 	json_decref(none);
 	pycall_free(pc);
@@ -473,9 +485,78 @@ not_run_close(struct pycall *pc, struct session *s, const char *reason)
 }
 
 /*
+ * The end of an execution whose code never ran: execution_started was
+ * sent (and may be on disk), so a call_refused saying why follows it,
+ * whatever the reason, and closes its line in the in-flight journal.
+ */
+static void
+not_run_record(struct pycall *pc, const char *reason)
+{
+	inflight_end(pc->srv, pc->inflight, tool_with_client(pc->rq, json_pack(
+	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "event",
+	    "call_refused", "principal", pc->principal, "reason", reason,
+	    "tool", pc->tool, "severity", "info", "session_id", pc->sid,
+	    "code_hash", pc->code_hash, "code_size",
+	    (json_int_t)pc->code_size)));
+	pc->inflight = NULL;
+}
+
+/*
+ * The code does not run: the refusal on the record, the session held for
+ * it let go (and one made for this call closed), the client answered with
+ * err unless it cancelled, pc freed unless it still awaits the ack.
+ */
+static void
+not_run(struct pycall *pc, struct session *s, const char *err,
+    const char *reason, enum count_outcome outcome)
+{
+	struct server	*srv = pc->srv;
+	int		 cancelled = pc->rq->cancelled;
+
+	not_run_record(pc, cancelled ? "cancelled before it ran" : err);
+	counters_call(&srv->counters, pc->tool, cancelled ? COUNT_CANCELLED :
+	    outcome);
+	pycall_bill(pc, NULL);
+	/* The reply leaves at once (stdio): the session goes first, so that
+	 * nothing of it is left once the client has the answer. */
+	if (cancelled) {
+		tool_drop(pc->rq);	/* no answer */
+		not_run_close(pc, s, reason);
+	} else {
+		not_run_close(pc, s, reason);
+		tool_error(pc->rq, "%s", err);
+	}
+	pc->rq = NULL;
+	if (!pc->gave_up)
+		pycall_free(pc);
+}
+
+/*
+ * The call's timeout passed before execution_started's ack: the client's
+ * deadline is the call's, so it is answered now; the ack, when it comes,
+ * only frees pc (py_started).
+ */
+static void
+audit_wait_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct pycall	*pc = arg;
+	struct session	*s;
+	char		 err[ERR_MAX];
+
+	if ((s = session_find(pc->srv, pc->sid, pc->principal)) != NULL)
+		session_hold(s, 0);
+	snprintf(err, sizeof(err), "not run: stockade-auditd did not "
+	    "acknowledge execution_started within the call's timeout "
+	    "(%u ms)", pc->timeout_ms);
+	pc->gave_up = 1;
+	not_run(pc, s, err, "not run", COUNT_REFUSED);
+}
+
+/*
  * execution_started is on disk (or could not be written): the code runs
  * now, unless the audit is required and failed, the call was cancelled
- * meanwhile, or the session went away.
+ * meanwhile, or the session went away; each of those is recorded.  The
+ * code gets what is left of the call's timeout.
  */
 static void
 py_started(void *arg, int audited, const char *audit_err)
@@ -485,9 +566,14 @@ py_started(void *arg, int audited, const char *audit_err)
 	struct call_hooks	 hooks;
 	struct session		*s;
 	char			 err[ERR_MAX];
-	const char		*reason = "not run";
-	enum count_outcome	 outcome = COUNT_ERROR;
+	uint64_t		 waited;
 
+	if (pc->gave_up) {
+		pycall_free(pc);	/* answered and recorded already */
+		return;
+	}
+	if (pc->audit_wait != NULL)
+		evtimer_del(pc->audit_wait);
 	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
 		session_hold(s, 0);
 	if (!audited)
@@ -496,51 +582,45 @@ py_started(void *arg, int audited, const char *audit_err)
 		    "unavailable: no code runs" : "the audit trail is "
 		    "unavailable: code runs unaudited (audit_required: false)",
 		    "error", audit_err));
+	waited = mono_ms() - pc->t0;
 	if (!audited && server_audit_required(srv)) {
 		snprintf(err, sizeof(err), "not run: the audit trail is "
 		    "unavailable (%s)", audit_err);
-		outcome = COUNT_REFUSED;
-	} else if (pc->rq->cancelled) {
-		server_audit(srv, tool_with_client(pc->rq, json_pack("{s:s, s:s, "
-		    "s:s, s:s, s:s, s:s, s:s, s:I}", "event", "call_refused",
-		    "principal", pc->principal, "reason", "cancelled before it "
-		    "ran", "tool", pc->tool, "severity", "info", "session_id",
-		    pc->sid, "code_hash", pc->code_hash, "code_size",
-		    (json_int_t)pc->code_size)));
-		counters_call(&srv->counters, pc->tool, COUNT_CANCELLED);
-		goto out;
-	} else if (s == NULL || srv->stopping)
-		snprintf(err, sizeof(err), "session not found");
-	else {
-		hooks.progress = py_progress;
-		hooks.done = py_done;
-		hooks.arg = pc;
-		/* Only a quota bills CPU: without one no counter is read. */
-		hooks.cpu = pc->billed && pc->bill.n > 0;
-		pc->call = session_exec(s, pc->code, pc->code_len,
-		    pc->timeout_ms, &hooks, err, sizeof(err));
-		free(pc->code);
-		pc->code = NULL;
-		if (pc->call != NULL)
-			return;
-		/* A session whose start failed ends with why (and one
-		 * made for this call whose exec failed). */
-		reason = err;
-	}
-	counters_call(&srv->counters, pc->tool, pc->rq->cancelled ?
-	    COUNT_CANCELLED : outcome);
-	if (!pc->rq->cancelled) {
-		/* The reply leaves at once (stdio): the session goes first, so
-		 * that nothing of it is left once the client has the answer. */
-		not_run_close(pc, s, reason);
-		tool_error(pc->rq, "%s", err);
-		pycall_free(pc);
+		not_run(pc, s, err, "not run", COUNT_REFUSED);
 		return;
 	}
-out:
-	tool_drop(pc->rq);	/* cancelled: no answer */
-	not_run_close(pc, s, reason);
-	pycall_free(pc);
+	if (pc->unjournaled && server_audit_required(srv)) {
+		snprintf(err, sizeof(err), "not run: the in-flight journal in "
+		    "state_dir could not be written");
+		not_run(pc, s, err, "not run", COUNT_REFUSED);
+		return;
+	}
+	if (pc->rq->cancelled || s == NULL || srv->stopping ||
+	    waited >= pc->timeout_ms) {
+		snprintf(err, sizeof(err), waited >= pc->timeout_ms ? "not "
+		    "run: the call's timeout (%u ms) passed while its "
+		    "execution_started was written" : srv->stopping ? "not run: "
+		    "mcp-exec is stopping" : "session not found",
+		    pc->timeout_ms);
+		not_run(pc, s, err, "not run", COUNT_ERROR);
+		return;
+	}
+	hooks.progress = py_progress;
+	hooks.done = py_done;
+	hooks.arg = pc;
+	/* Only a quota bills CPU: without one no counter is read. */
+	hooks.cpu = pc->billed && pc->bill.n > 0;
+	pc->call = session_exec(s, pc->code, pc->code_len,
+	    pc->timeout_ms - (unsigned)waited, &hooks, err, sizeof(err));
+	free(pc->code);
+	pc->code = NULL;
+	if (pc->call != NULL) {
+		inflight_ran(srv, pc->inflight);
+		return;
+	}
+	/* A session whose start failed ends with why (and one made for this
+	 * call whose exec failed). */
+	not_run(pc, s, err, err, COUNT_ERROR);
 }
 
 /* The quota decision that let the call start, for execution_started. */
@@ -578,6 +658,7 @@ start_call(struct tool_req *rq, struct session *s,
 {
 	struct server		*srv = rq->srv;
 	struct pycall		*pc;
+	struct timeval		 tv;
 	char			 err[ERR_MAX];
 	json_t			*ev;
 
@@ -625,11 +706,25 @@ start_call(struct tool_req *rq, struct session *s,
 	if (ev != NULL && pc->prof->code_retention[0] != '\0')
 		json_object_set_new(ev, "code_retention_min",
 		    json_string(pc->prof->code_retention));
+	pc->t0 = mono_ms();
 	if (server_audit_sync(srv, with_quota(tool_with_client(rq, ev),
-	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1)
+	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1) {
 		py_started(pc, 0, err);
-	else		/* its ack: about one fdatasync from now */
-		server_poll(srv, 0);
+		return;
+	}
+	/* Sent: its end is owed from now, even if this server dies first
+	 * (the ack cannot come before the loop's next turn). */
+	pc->inflight = inflight_begin(srv, tool_with_trace(rq, json_pack(
+	    "{s:s, s:s, s:s, s:I, s:s, s:s}", "principal", rq->principal,
+	    "session_id", pc->sid, "code_hash", pc->code_hash, "code_size",
+	    (json_int_t)len, "tool", tool, "request", rq->request_id)));
+	pc->unjournaled = pc->inflight == NULL;
+	tv.tv_sec = timeout / 1000;
+	tv.tv_usec = (timeout % 1000) * 1000;
+	if ((pc->audit_wait = evtimer_new(srv->base, audit_wait_cb, pc)) ==
+	    NULL || evtimer_add(pc->audit_wait, &tv) == -1)
+		fatalx("audit wait timer");
+	server_poll(srv, 0);	/* its ack: about one fdatasync from now */
 }
 
 static void

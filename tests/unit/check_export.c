@@ -38,6 +38,7 @@ static const char *const cases[] = {
 	"policy_load_failed",
 	"audit_error",
 	"execution_started",
+	"execution_lost",
 	"egress_attached",
 	"call_refused_token",
 	"session_closed",

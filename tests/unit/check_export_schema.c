@@ -391,6 +391,7 @@ static const struct {
 } classes[] = {
 	{ "code_execution", "Process Activity" },
 	{ "execution_started", "Process Activity" },
+	{ "execution_lost", "Process Activity" },
 	{ "egress_", "Network Activity" },
 	{ "dns_query", "DNS Activity" },
 	{ "dns_tunnel_suspected", "Detection Finding" },
