@@ -13,7 +13,8 @@ Protocol (both ways: a 4-byte big-endian length, then one JSON object):
       results: what the cell displayed, as Jupyter would: the trailing
       expression's value, display(obj) calls and the figures still open
       (saved to /workspace/figure_N.png), each {type, text, html?, json?,
-      artifact?}.  Only here: the call's stdout is what the code wrote.  The exec message's "results_max" bounds their text; the
+      artifact?}, and only here: the call's stdout is what the code
+      wrote.  The exec message's "results_max" bounds their text; the
       whole message stays under DONE_MAX (DRIVER_MSG_MAX in session.h).
 
 The code runs in this very process, so it can reach the control socket:
@@ -216,7 +217,8 @@ def show_value(value, namespace):
         return          # saved with the open figures
     item = describe(value)
     item["main"] = True
-    if results.cost(item) > results.budget and len(results.items) < RESULTS_MAX:
+    if (results.cost(item) > results.budget
+            and len(results.items) < RESULTS_MAX):
         item = {"type": "text", "main": True,
                 "text": results.text(item["text"], results.budget)}
     results.add(item)
