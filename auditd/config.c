@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_fit.h"
 #include "conf.h"
 #include "frame.h"
 #include "config.h"
@@ -224,8 +225,10 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 		    AUDIT_WRITERS_MAX);
 	if (conf_get_object(ctx, root, "limits", &sub) == 1) {
 		conf_check_keys(ctx, sub, limits_keys);
-		if (conf_get_size(ctx, sub, "max_event_bytes", 1024,
-		    FRAME_MAX, &u) == 1)
+		/* Not below what Stockade's writers hold their records to:
+		 * a record a sandbox made big must still be kept. */
+		if (conf_get_size(ctx, sub, "max_event_bytes",
+		    AUDIT_RECORD_MAX, FRAME_MAX, &u) == 1)
 			c->max_event_bytes = (size_t)u;
 		if (conf_get_int(ctx, sub, "max_clients", 1, 4096, &i) == 1)
 			c->max_clients = (unsigned)i;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit_fit.h"
 #include "log.h"
 #include "run_audit.h"
 #include "sandbox/seccomp_filter.h"
@@ -144,6 +145,7 @@ run_audit_start(struct run_audit *ra, const struct run_request *rq,
 	if (ev != NULL && rq->profile->code_retention[0] != '\0')
 		json_object_set_new(ev, "code_retention_min",
 		    json_string(rq->profile->code_retention));
+	audit_fit_call(ev);
 	/* Its ack is awaited in run_audit_confirm, while the sandbox is
 	 * built: the command itself waits for it. */
 	if (run_audit_send(ra, ev, &ra->started_id, err, errlen) == -1)
@@ -251,6 +253,8 @@ run_audit_result(struct run_audit *ra, const struct run_request *rq,
 			json_object_set(ev, "package_index",
 			    json_object_get(result, "package_index"));
 		}
+		/* The sandbox wrote the workspace and the layer. */
+		audit_fit_call(ev);
 	}
 	if (run_audit_sent(ra, ev, err, sizeof(err)) == -1)
 		log_warnx("audit: code_execution: %s", err);

@@ -13,7 +13,8 @@ Protocol (both ways: a 4-byte big-endian length, then one JSON object):
       results: what the cell displayed, as Jupyter would: the trailing
       expression's value, display(obj) calls and the figures still open
       (saved to /workspace/figure_N.png), each {type, text, html?, json?,
-      artifact?}.  The exec message's "results_max" bounds their text; the
+      artifact?}, and only here: the call's stdout is what the code
+      wrote.  The exec message's "results_max" bounds their text; the
       whole message stays under DONE_MAX (DRIVER_MSG_MAX in session.h).
 
 The code runs in this very process, so it can reach the control socket:
@@ -101,14 +102,19 @@ class Results:
         return s.encode("utf-8", "backslashreplace")[:cap].decode(
             "utf-8", "ignore")
 
+    @staticmethod
+    def cost(item):
+        n = sum(len(v.encode("utf-8", "backslashreplace"))
+                for k, v in item.items() if k in ("text", "html"))
+        if "json" in item:
+            n += len(json.dumps(item["json"]))
+        return n
+
     def add(self, item):
         if len(self.items) >= RESULTS_MAX:
             self.truncated = True
             return
-        cost = sum(len(v.encode("utf-8", "backslashreplace"))
-                   for k, v in item.items() if k in ("text", "html"))
-        if "json" in item:
-            cost += len(json.dumps(item["json"]))
+        cost = self.cost(item)
         if cost > self.budget:
             self.truncated = True
             return
@@ -199,15 +205,22 @@ def save_open_figures():
 
 
 def show_value(value, namespace):
-    """The trailing expression's value: printed, kept as _, and a result."""
+    """The trailing expression's value: kept as _, and the main result.
+    Never written to stdout, which carries only what the code wrote
+    (Jupyter keeps execute_result apart from the streams, E2B too).  It
+    is all the caller sees of the value, so one too big for what is left
+    of the budget is cut to it rather than dropped."""
     if value is None:
         return
     namespace["_"] = value
     if figure_of(value) is not None:
         return          # saved with the open figures
     item = describe(value)
-    print(item["text"])
     item["main"] = True
+    if (results.cost(item) > results.budget
+            and len(results.items) < RESULTS_MAX):
+        item = {"type": "text", "main": True,
+                "text": results.text(item["text"], results.budget)}
     results.add(item)
 
 
@@ -265,12 +278,21 @@ def done_message(msg_id, status, code):
            "results": results.items}
     if results.truncated:
         out["results_truncated"] = True
-    body = json.dumps(out).encode()
+    body = encode(out)
     while len(body) > DONE_MAX and out["results"]:
         out["results"] = out["results"][:-1]
         out["results_truncated"] = True
-        body = json.dumps(out).encode()
+        body = encode(out)
     return body
+
+
+def encode(obj):
+    """UTF-8 as is, not \\u escapes: the results' budget counts UTF-8
+    bytes, and six bytes a character would crowd the main value out of
+    DONE_MAX.  A lone surrogate becomes the escape json.dumps would
+    have written (which mcp-exec refuses either way)."""
+    return json.dumps(obj, ensure_ascii=False).encode("utf-8",
+                                                       "backslashreplace")
 
 
 def attach(out_fd, err_fd):

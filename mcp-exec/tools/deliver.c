@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "audit_fit.h"
 #include "hash.h"
 #include "sessions/session.h"
 #include "tools.h"
@@ -83,10 +84,15 @@ tool_with_trace(struct tool_req *rq, json_t *ev)
 	return ev;
 }
 
+/*
+ * Every record of a tool call passes here: what its code or its client
+ * can grow is held to its budget first, so that the record is kept.
+ */
 json_t *
 tool_with_client(struct tool_req *rq, json_t *ev)
 {
 	if (ev != NULL) {
+		audit_fit_call(ev);
 		json_object_set_new(ev, "client", tool_client_json(rq->client));
 		json_object_set_new(ev, "request", json_string(rq->request_id));
 	}

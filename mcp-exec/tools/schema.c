@@ -135,6 +135,10 @@ result_schema(void)
 	    "stdout_bytes");
 	/* How the call ended: each way has its own word and sentence. */
 	if ((props = json_object_get(r, "properties")) != NULL) {
+		json_object_set_new(props, "stdout", json_pack("{s:s, s:s}",
+		    "type", "string", "description", "what the code wrote to "
+		    "its standard output (head and tail when truncated); a "
+		    "trailing expression's value is in results, not here"));
 		json_object_set_new(props, "end", json_pack("{s:s, s:[s,s,s,s,"
 		    "s,s]}", "type", "string", "enum", "exited", "timeout",
 		    "cancelled", "oom", "crash", "driver_failed"));
@@ -228,10 +232,11 @@ execute_python_tool(struct server *srv, const struct profile *p)
 	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
 	    "matplotlib available) in a sandbox %s. Pass the returned "
 	    "session_id to keep variables, imports and /workspace files across "
-	    "calls. As in Jupyter, a trailing expression's value is printed, "
-	    "display(obj) is available, and matplotlib figures left open are "
-	    "saved as /workspace/figure_N.png; each shows in results (text, "
-	    "html, json, or an image naming its artifact). A session ends "
+	    "calls. stdout is what the code wrote. As in Jupyter, a trailing "
+	    "expression's value is shown (in results, main: true; never in "
+	    "stdout), display(obj) is available, and matplotlib figures left "
+	    "open are saved as /workspace/figure_N.png; each shows in results "
+	    "(text, html, json, or an image naming its artifact). A session ends "
 	    "after %u s without a call, or with close_session; list_sessions "
 	    "shows yours. %s",
 	    network_phrase(p), srv->conf.server.idle_timeout_s, facts);

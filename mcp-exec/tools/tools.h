@@ -119,7 +119,8 @@ json_t	*tool_client_json(const struct tool_client *);
 /* How the principal was proved (auth, issuer, ..., groups) into o. */
 void	tool_client_proof(json_t *o, const struct tool_client *);
 /* Adds "client", "request" and the caller's "trace" (when it sent one) to
- * a record of this request; returns ev (NULL stays NULL). */
+ * a record of this request, its lists held to their budgets
+ * (audit_fit_call); returns ev (NULL stays NULL). */
 json_t	*tool_with_client(struct tool_req *, json_t *ev);
 /* Adds only the MCP task and the caller's trace (ev may be NULL). */
 json_t	*tool_with_trace(struct tool_req *, json_t *ev);

@@ -164,11 +164,24 @@ test("pdf, npy, npz, parquet, xlsx, zip and md come back as artifacts", async ()
   }, JSON.stringify(r.structuredContent.artifacts_skipped));
 });
 
-test("a trailing expression's value is printed and is the main result", async () => {
+// Issue 32, finding 6: stdout is what the code wrote; the trailing value
+// is the main result (and so in the text content), as Jupyter keeps
+// execute_result apart from the streams.
+test("a trailing expression's value is the main result, never stdout", async () => {
   const r = await python(client, "x = 6 * 7\nx");
   assert.equal(r.isError, false, r.content[0].text);
-  assert.equal(r.structuredContent.stdout, "42\n");
+  assert.equal(r.structuredContent.stdout, "");
+  assert.equal(r.structuredContent.stdout_bytes, 0);
   assert.deepEqual(r.structuredContent.results, [{ type: "text", text: "42", main: true }]);
+  assert.deepEqual(JSON.parse(r.content[0].text).results, r.structuredContent.results);
+  // What the code wrote, exactly: not sys.stdout.write's return value.
+  const w = await python(client, "import sys\nsys.stdout.write('y' * 40960)");
+  assert.equal(w.structuredContent.stdout_bytes, 40960);
+  assert.match(w.structuredContent.stdout, /^y+\n\[\.\.\. \d+ bytes omitted \.\.\.\]\ny+$/);
+  assert.deepEqual(w.structuredContent.results, [{ type: "text", text: "40960", main: true }]);
+  const p = await python(client, "print('hi')\n'value'");
+  assert.equal(p.structuredContent.stdout, "hi\n");
+  assert.deepEqual(p.structuredContent.results, [{ type: "text", text: "'value'", main: true }]);
   // None shows nothing; neither does a statement.
   const n = await python(client, "print('hi')");
   assert.equal(n.structuredContent.stdout, "hi\n");
@@ -180,7 +193,8 @@ test("a trailing expression's value is printed and is the main result", async ()
   assert.equal(q.structuredContent.stdout, "");
   assert.deepEqual(q.structuredContent.results, []);
   const c = await python(client, "'multi' + \\\n  'line'  # comment");
-  assert.equal(c.structuredContent.stdout, "'multiline'\n");
+  assert.equal(c.structuredContent.stdout, "");
+  assert.deepEqual(c.structuredContent.results, [{ type: "text", text: "'multiline'", main: true }]);
 });
 
 test("a DataFrame shows as text and HTML, display() of data as JSON", async () => {
@@ -188,7 +202,7 @@ test("a DataFrame shows as text and HTML, display() of data as JSON", async () =
     "import pandas as pd\ndisplay({'a': [1, 2], 'b': None})\n" +
     "df = pd.DataFrame({'n': [1, 2, 3]})\ndf.describe()");
   assert.equal(r.isError, false, r.content[0].text);
-  assert.match(r.structuredContent.stdout, /count\s+3\.0/);
+  assert.equal(r.structuredContent.stdout, "");
   const [j, main] = r.structuredContent.results;
   assert.deepEqual(j, { type: "json", text: "{'a': [1, 2], 'b': None}",
     json: { a: [1, 2], b: null } });
@@ -214,16 +228,27 @@ test("figures left open come back as PNG artifacts and image results", async () 
   // Closed afterwards: the next call in the session starts with none.
   const again = await python(client, "import matplotlib.pyplot as plt\nlen(plt.get_fignums())",
     { session_id: r.structuredContent.session_id });
-  assert.equal(again.structuredContent.stdout, "0\n");
+  assert.deepEqual(again.structuredContent.results, [{ type: "text", text: "0", main: true }]);
 });
 
 test("results text is bounded by the stdout cap", async () => {
   const r = await python(client, "'x' * 100000");
   assert.equal(r.isError, false, r.content[0].text);
-  assert.equal(r.structuredContent.truncated, true);
+  assert.equal(r.structuredContent.stdout, "");
+  assert.equal(r.structuredContent.truncated, false);
   assert.equal(r.structuredContent.results_truncated, true);
   const cost = r.structuredContent.results.reduce((n, x) => n + x.text.length, 0);
   assert.ok(cost <= 32 * 1024, `results text ${cost}`);
+  // The value is all the caller gets of it: cut to the cap, not dropped,
+  // also when each character takes two bytes.
+  for (const ch of ["x", "\u00e9"]) {
+    const v = await python(client, `${JSON.stringify(ch)} * 100000`);
+    const [main] = v.structuredContent.results;
+    assert.equal(main.main, true, JSON.stringify(v.structuredContent.results));
+    assert.ok(main.text.startsWith("'" + ch.repeat(100)), main.text.slice(0, 20));
+    assert.ok(Buffer.byteLength(main.text) <= 32 * 1024 &&
+      Buffer.byteLength(main.text) > 30 * 1024, `${Buffer.byteLength(main.text)}`);
+  }
 });
 
 test("results the driver did not make are rebuilt, capped and checked", async () => {

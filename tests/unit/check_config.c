@@ -101,6 +101,7 @@ static const char *const invalid[] = {
 	"writers: [nosuchuser-stockade]\n",
 	"writers: [-1]\n",
 	"limits: {max_event_bytes: 10}\n",
+	"limits: {max_event_bytes: 16K}\n",	/* below AUDIT_RECORD_MAX */
 	"limits: {max_event_bytes: 1G}\n",
 	"rotation: {max_file_bytes: 1K}\n",
 	"checkpoint: {every_seconds: 0}\n",

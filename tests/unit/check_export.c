@@ -61,6 +61,7 @@ static const char *const cases[] = {
 	"code_execution_http",
 	"code_execution_traced",
 	"code_execution_task",
+	"code_execution_truncated",
 };
 
 static const struct {
