@@ -258,8 +258,8 @@ egress: $(PROGRAMS) $(DRIVER)
 	@BUILD=$(BUILD) tests/egress/run.sh
 
 # The escape suite: attacks run as untrusted code through `mcp-exec run`,
-# on the native runtime, then a subset on gVisor (tests/escape/run.py's
-# GVISOR_CASES; skipped, saying why, where runsc cannot run).
+# on the native runtime, then all of them on gVisor (skipped, saying why,
+# where runsc cannot run).
 escape: $(BUILD)/mcp-exec
 	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 	@RUNTIME=gvisor /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec

@@ -2,9 +2,9 @@
  * The gVisor runtime's OCI bundle: the native sandbox's policy (mounts.c,
  * privs.c, idmap.c, seccomp_rules.c) written as config.json and a root
  * directory that holds only mountpoints, links and the generated /etc
- * files.  Trusts the
- * spec (built by mcp-exec from a validated profile); writes only beneath
- * the sandbox's own directory, which only root can list.
+ * files.  Trusts the spec (built by mcp-exec from a validated profile);
+ * writes only beneath the sandbox's own directory, which only root can
+ * list.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
