@@ -147,7 +147,8 @@ $(BUILD)/netguard: $(call obj,netguard/main.c) $(LIBNG) $(LIBSTOCKADE)
 
 # The seccomp filter is compiled (by libseccomp) at build time, once.
 $(BUILD)/tools/seccomp_gen: $(call obj,mcp-exec/sandbox/seccomp_gen.c \
-	    mcp-exec/sandbox/seccomp.c mcp-exec/sandbox/seccomp_load.c) \
+	    mcp-exec/sandbox/seccomp.c mcp-exec/sandbox/seccomp_rules.c \
+	    mcp-exec/sandbox/seccomp_load.c) \
 	    $(LIBSTOCKADE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -257,8 +258,8 @@ egress: $(PROGRAMS) $(DRIVER)
 	@BUILD=$(BUILD) tests/egress/run.sh
 
 # The escape suite: attacks run as untrusted code through `mcp-exec run`,
-# on the native runtime, then a subset on gVisor (tests/escape/run.py's
-# GVISOR_CASES; skipped, saying why, where runsc cannot run).
+# on the native runtime, then all of them on gVisor (skipped, saying why,
+# where runsc cannot run).
 escape: $(BUILD)/mcp-exec
 	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 	@RUNTIME=gvisor /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec

@@ -135,6 +135,8 @@ gvisor_probe(char *err, size_t errlen)
 	argv[n++] = root;
 	argv[n++] = "--network=none";
 	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	/* A runsc that cannot load the bundle's filter fails here, by name. */
+	argv[n++] = GVISOR_OCI_SECCOMP;
 	argv[n++] = "--ignore-cgroups";
 	argv[n++] = "do";
 	argv[n++] = "/bin/true";
@@ -237,6 +239,10 @@ launcher(const struct sandbox_spec *s, int go, int errp)
 	argv[n++] = logf;
 	argv[n++] = net;
 	argv[n++] = "--platform=" GVISOR_PLATFORM;
+	/* The sentry enforces the spec's linux.seccomp, the native sandbox's
+	 * allowlist, on every call the code makes; without this flag runsc
+	 * ignores it (gvisor_oci.c). */
+	argv[n++] = GVISOR_OCI_SECCOMP;
 	/* Ours already holds this process: runsc would otherwise move its
 	 * sentry and gofer into a cgroup named after the container, at
 	 * the top of each hierarchy, without our limits. */

@@ -15,6 +15,8 @@
 #define GVISOR_RUNSC		"/usr/bin/runsc"
 /* ptrace works everywhere runsc does; kvm hangs on a nested VM. */
 #define GVISOR_PLATFORM		"ptrace"
+/* runsc loads the spec's linux.seccomp into the sandbox only with this. */
+#define GVISOR_OCI_SECCOMP	"--oci-seccomp"
 #define GVISOR_PROBE_MS		20000	/* one trial container, ~0.5 s */
 /* The sentry's and gofer's own host threads, beside the code's. */
 #define GVISOR_PIDS_EXTRA	256

@@ -1,9 +1,10 @@
 /*
  * The gVisor runtime's OCI bundle: the native sandbox's policy (mounts.c,
- * privs.c, idmap.c) written as config.json and a root directory that
- * holds only mountpoints, links and the generated /etc files.  Trusts the
- * spec (built by mcp-exec from a validated profile); writes only beneath
- * the sandbox's own directory, which only root can list.
+ * privs.c, idmap.c, seccomp_rules.c) written as config.json and a root
+ * directory that holds only mountpoints, links and the generated /etc
+ * files.  Trusts the spec (built by mcp-exec from a validated profile);
+ * writes only beneath the sandbox's own directory, which only root can
+ * list.
  */
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -17,6 +18,7 @@
 
 #include "gvisor.h"
 #include "sandbox.h"
+#include "seccomp_filter.h"
 #include "trust.h"
 #include "util.h"
 
@@ -324,12 +326,94 @@ namespaces(const struct sandbox_spec *s)
 	return a;
 }
 
+/*
+ * One rule of the native allowlist as an OCI syscall entry, appended to
+ * the array arg; an unconditional allow joins the one before it when that
+ * is one too, so the sentry looks the whole plain list up in one rule set
+ * (runsc makes one per entry and tries them in order on every call).
+ */
+static int
+seccomp_entry(const struct seccomp_rule *r, void *arg, char *err,
+    size_t errlen)
+{
+	json_t		*syscalls = arg, *last, *args;
+	const char	*action;
+	unsigned	 i, j;
+
+	last = json_array_get(syscalls, json_array_size(syscalls) - 1);
+	if (r->verdict == SECCOMP_ALLOW && r->ncmp == 0 && last != NULL &&
+	    json_array_size(json_object_get(last, "args")) == 0 &&
+	    strcmp(json_string_value(json_object_get(last, "action")),
+	    "SCMP_ACT_ALLOW") == 0)
+		return json_array_append_new(json_object_get(last, "names"),
+		    json_string(r->name)) == 0 ? 0 : -1;
+	args = json_array();
+	for (i = 0; i < r->ncmp; i++) {
+		/*
+		 * runsc ORs two comparisons of one argument in an entry (runc's
+		 * legacy reading) where libseccomp ANDs them: refuse a rule
+		 * the two walls would read apart.  JSON's integers stop at
+		 * INT64_MAX.
+		 */
+		for (j = 0; j < i; j++)
+			if (r->cmp[j].arg == r->cmp[i].arg)
+				goto bad;
+		if (r->cmp[i].mask > INT64_MAX || r->cmp[i].value > INT64_MAX)
+			goto bad;
+		json_array_append_new(args, json_pack("{s:i, s:I, s:I, s:s}",
+		    "index", (int)r->cmp[i].arg,
+		    "value", (json_int_t)r->cmp[i].mask,
+		    "valueTwo", (json_int_t)r->cmp[i].value,
+		    "op", "SCMP_CMP_MASKED_EQ"));
+	}
+	/*
+	 * ENOSYS (clone3, so that glibc falls back to clone): this runsc
+	 * ignores errnoRet and would answer EPERM, on which glibc's
+	 * pthread_create fails.  SCMP_ACT_TRACE without a tracer is ENOSYS
+	 * by seccomp(2), in the sentry as in Linux, and no tracer can be
+	 * attached: ptrace is refused by this same filter.
+	 */
+	action = r->verdict == SECCOMP_ENOSYS ? "SCMP_ACT_TRACE" :
+	    "SCMP_ACT_ALLOW";
+	return json_array_append_new(syscalls, json_pack("{s:[s], s:s, s:o}",
+	    "names", r->name, "action", action, "args", args)) == 0 ? 0 : -1;
+bad:
+	json_decref(args);
+	snprintf(err, errlen, "gvisor bundle: seccomp rule for %s cannot be "
+	    "written for runsc", r->name);
+	return -1;
+}
+
+/*
+ * The native sandbox's seccomp allowlist as linux.seccomp, which the
+ * sentry enforces on the code's calls (runsc --oci-seccomp, gvisor.c):
+ * the sentry is the wall, and each call it emulates is its attack
+ * surface.  Names this runsc does not know it skips, as libseccomp's are.
+ * The native filter kills the i386 and x32 ABIs; OCI cannot say so, and
+ * need not: the sentry takes int 0x80 as the x86_64 call of the same
+ * number, which this filter judges, and an x32 number matches no rule.
+ */
+static json_t *
+seccomp(char *err, size_t errlen)
+{
+	json_t	*syscalls = json_array();
+
+	if (sandbox_seccomp_rules(seccomp_entry, syscalls, err, errlen) ==
+	    -1) {
+		json_decref(syscalls);
+		return NULL;
+	}
+	return json_pack("{s:s, s:i, s:[s], s:o}", "defaultAction",
+	    "SCMP_ACT_ERRNO", "defaultErrnoRet", SECCOMP_DENY_ERRNO,
+	    "architectures", "SCMP_ARCH_X86_64", "syscalls", syscalls);
+}
+
 int
 gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
     const char *resolver, char *err, size_t errlen)
 {
 	struct bundle	 b;
-	json_t		*cfg = NULL, *args;
+	json_t		*cfg = NULL, *args, *filter;
 	char		 path[PATH_MAX];
 	size_t		 i;
 	int		 rv = -1;
@@ -345,7 +429,7 @@ gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
 		goto out;
 	}
 	if (root_top(&b) == -1 || root_etc(&b, resolver) == -1 ||
-	    root_rest(&b) == -1)
+	    root_rest(&b) == -1 || (filter = seccomp(err, errlen)) == NULL)
 		goto out;
 	args = json_array();
 	for (i = 0; s->argv[i] != NULL && i < SANDBOX_ARGS_MAX; i++)
@@ -354,7 +438,7 @@ gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
 	cfg = json_pack("{s:s, s:{s:b, s:{s:i, s:i}, s:o, s:o, s:s, "
 	    "s:{s:[], s:[], s:[], s:[], s:[]}, s:o, s:b}, "
 	    "s:{s:s, s:b}, s:s, s:o, "
-	    "s:{s:o, s:o, s:o}}",
+	    "s:{s:o, s:o, s:o, s:o}}",
 	    "ociVersion", "1.0.2",
 	    "process", "terminal", 0, "user", "uid", SANDBOX_INNER_ID, "gid",
 	    SANDBOX_INNER_ID, "args", args, "env", environment(s),
@@ -364,7 +448,8 @@ gvisor_bundle_write(const struct sandbox_spec *s, const struct sandbox *sb,
 	    "root", "path", b.root, "readonly", 1,
 	    "hostname", s->hostname, "mounts", b.mounts,
 	    "linux", "namespaces", namespaces(s),
-	    "uidMappings", idmaps(sb), "gidMappings", idmaps(sb));
+	    "uidMappings", idmaps(sb), "gidMappings", idmaps(sb),
+	    "seccomp", filter);
 	b.mounts = NULL;		/* cfg's now */
 	if (cfg == NULL) {
 		snprintf(err, errlen, "gvisor bundle: building config.json");

@@ -14,9 +14,9 @@ through `mcp-exec run`, and the result is checked against the case's header:
                                   it is still contained:)
     # gvisor_contained: ...      (printed with the case's result)
 
-RUNTIME=gvisor runs every case's profile on the gVisor runtime; without
-case arguments, only GVISOR_CASES (make check's budget).  When runsc cannot
-run on this machine, the suite says why and skips.
+RUNTIME=gvisor runs every case's profile on the gVisor runtime, every
+case as on native.  When runsc cannot run on this machine, the suite says
+why and skips.
 
 Each expect/host line is a Python expression over r (the JSON result) and
 the helpers below.  @INPUTS@ and @STATE@ in a case (and in the rules, a
@@ -50,14 +50,6 @@ SENTINEL = "leak-5e1f7c0d9a3b"
 RUN_TIMEOUT_S = 120
 # The wall the cases run against: native (the default) or gvisor.
 RUNTIME = os.environ.get("RUNTIME", "native")
-# What `make check` runs on gVisor: the resource walls (the host's cgroup
-# holds the sentry too), the filesystem and identity views, the syscall
-# surface and the network at L0.  ~20 s; RUNTIME=gvisor with case names,
-# or all of cases/, runs the rest.
-GVISOR_CASES = ("memory_bomb", "memfd_bomb", "fork_bomb", "readonly_paths",
-                "host_secrets", "identity", "namespaces", "ptrace",
-                "dangerous_syscalls", "network_l0", "raw_sockets",
-                "timeout_setsid_grandchild")
 # Set by fixtures(): this run's scratch directory and what lives in it.
 RULES = STATE = INPUTS = STDIN_FILE = None
 
@@ -223,8 +215,6 @@ def main():
     mcp = sys.argv[1]
     cases = sys.argv[2:] or sorted(glob.glob(os.path.join(HERE, "cases",
                                                           "*.py")))
-    if RUNTIME == "gvisor" and not sys.argv[2:]:
-        cases = [os.path.join(HERE, "cases", c + ".py") for c in GVISOR_CASES]
     scratch = tempfile.mkdtemp(prefix="stockade-escape.")
     try:
         suite(mcp, cases, scratch)

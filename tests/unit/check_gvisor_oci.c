@@ -5,12 +5,21 @@
  * no capability, no_new_privs, the rlimits, a read-only root of only
  * mountpoints and generated /etc files, the same read-only binds, sized
  * tmpfs for /tmp and /dev/shm, /workspace read-write, /inputs only when
- * staged, and the control socket's place for the driver.
+ * staged, the control socket's place for the driver, and the native
+ * seccomp allowlist as linux.seccomp.
  */
+#include <sys/mman.h>
+
+#include <errno.h>
 #include <jansson.h>
+#include <seccomp.h>
 
 #include "sandbox/gvisor.h"
+#include "sandbox/seccomp_filter.h"
 #include "testutil.h"
+
+/* As seccomp.c sets them, so that the two compilations can be compared. */
+#define NATIVE_OPTIMIZE_BTREE	2
 
 static const struct sandbox_limits lim = {
 	.memory = 64 << 20, .pids = 16, .cpu_millis = 1000,
@@ -182,6 +191,97 @@ START_TEST(test_control_socket_and_env)
 }
 END_TEST
 
+/*
+ * One OCI syscall entry compiled with libseccomp, as runc would read it:
+ * every name with the same action and arguments.  gVisor ORs two
+ * comparisons of one argument (runc's legacy reading), so an entry never
+ * carries two.
+ */
+static void
+compile_entry(scmp_filter_ctx ctx, json_t *e)
+{
+	struct scmp_arg_cmp	 cmp[6];
+	const char		*act = json_string_value(json_object_get(e,
+				    "action"));
+	json_t			*a, *n;
+	uint32_t		 action, seen = 0;
+	size_t			 i, ncmp = 0;
+	unsigned		 idx;
+	int			 sys;
+
+	/* SCMP_ACT_TRACE with no tracer (ptrace is refused) is ENOSYS. */
+	if (strcmp(act, "SCMP_ACT_ALLOW") == 0)
+		action = SCMP_ACT_ALLOW;
+	else if (strcmp(act, "SCMP_ACT_TRACE") == 0)
+		action = SCMP_ACT_ERRNO(ENOSYS);
+	else
+		ck_abort_msg("unexpected action %s", act);
+	json_array_foreach(json_object_get(e, "args"), i, a) {
+		ck_assert_str_eq(json_string_value(json_object_get(a, "op")),
+		    "SCMP_CMP_MASKED_EQ");
+		idx = (unsigned)json_integer_value(json_object_get(a, "index"));
+		ck_assert_msg(idx < 6 && !(seen & 1U << idx),
+		    "argument %u compared twice in one entry", idx);
+		seen |= 1U << idx;
+		cmp[ncmp++] = SCMP_CMP(idx, SCMP_CMP_MASKED_EQ,
+		    (uint64_t)json_integer_value(json_object_get(a, "value")),
+		    (uint64_t)json_integer_value(json_object_get(a,
+		    "valueTwo")));
+	}
+	json_array_foreach(json_object_get(e, "names"), i, n) {
+		sys = seccomp_syscall_resolve_name(json_string_value(n));
+		if (sys == __NR_SCMP_ERROR)
+			continue;	/* as seccomp.c skips it */
+		ck_assert_int_eq(seccomp_rule_add_array(ctx, action, sys,
+		    (unsigned)ncmp, cmp), 0);
+	}
+}
+
+/*
+ * The bundle's linux.seccomp is the native allowlist itself: compiled
+ * with libseccomp it is, instruction for instruction, the filter the
+ * native sandbox loads.  Without it, or without --oci-seccomp (the escape
+ * suite), the code reaches every syscall the sentry implements.
+ */
+START_TEST(test_seccomp_is_the_native_allowlist)
+{
+	json_t			*cfg = bundle(-1, 0, NULL), *sc, *e;
+	struct seccomp_prog	 native;
+	scmp_filter_ctx		 ctx;
+	char			*bpf;
+	off_t			 len;
+	size_t			 i;
+	int			 fd;
+
+	sc = json_object_get(json_object_get(cfg, "linux"), "seccomp");
+	ck_assert_msg(sc != NULL, "no linux.seccomp in config.json");
+	ck_assert_str_eq(json_string_value(json_object_get(sc,
+	    "defaultAction")), "SCMP_ACT_ERRNO");
+	ck_assert_int_eq(json_integer_value(json_object_get(sc,
+	    "defaultErrnoRet")), EPERM);
+	ck_assert_ptr_nonnull(ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM)));
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS), 0);
+	ck_assert_int_eq(seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE,
+	    NATIVE_OPTIMIZE_BTREE), 0);
+	json_array_foreach(json_object_get(sc, "syscalls"), i, e)
+		compile_entry(ctx, e);
+	ck_assert_int_ge(fd = memfd_create("bpf", MFD_CLOEXEC), 0);
+	ck_assert_int_eq(seccomp_export_bpf(ctx, fd), 0);
+	seccomp_release(ctx);
+	ck_assert_int_gt(len = lseek(fd, 0, SEEK_END), 0);
+	bpf = xmalloc((size_t)len);
+	ck_assert_int_eq(pread(fd, bpf, (size_t)len, 0), len);
+	close(fd);
+	sandbox_seccomp_builtin(&native);
+	ck_assert_uint_eq((size_t)len, native.len * sizeof(*native.filter));
+	ck_assert_int_eq(memcmp(bpf, native.filter, (size_t)len), 0);
+	sandbox_seccomp_free(&native);
+	free(bpf);
+	json_decref(cfg);
+}
+END_TEST
+
 static Suite *
 gvisor_oci_suite(void)
 {
@@ -192,6 +292,7 @@ gvisor_oci_suite(void)
 	tcase_add_test(tc, test_rlimits);
 	tcase_add_test(tc, test_mounts);
 	tcase_add_test(tc, test_control_socket_and_env);
+	tcase_add_test(tc, test_seccomp_is_the_native_allowlist);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,10 +7,11 @@
 # expect: json.loads(r["stdout"].splitlines()[-1])["setresuid0"] in ("EPERM", "EINVAL")
 # expect: json.loads(r["stdout"].splitlines()[-1])["setgroups"] == "EPERM"
 # gvisor_expect: r["exit_code"] == 0
-# gvisor_expect: {k: v for k, v in json.loads(r["stdout"].splitlines()[-1]).items() if k in ("uid", "gid", "groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "cwd", "user")} == {"uid": [65534] * 4, "gid": [65534] * 4, "groups": [], "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "cwd": "/workspace", "user": "sandbox"}
+# gvisor_expect: {k: v for k, v in json.loads(r["stdout"].splitlines()[-1]).items() if k in ("uid", "gid", "groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "cwd", "user")} == {"uid": [65534] * 4, "gid": [65534] * 4, "groups": [], "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "NoNewPrivs": 1, "Seccomp": 2, "cwd": "/workspace", "user": "sandbox"}
 # gvisor_expect: all(json.loads(r["stdout"].splitlines()[-1])[k] in ("EPERM", "EINVAL") for k in ("setuid0", "setresuid0", "setgroups"))
-# gvisor_contained: the uid_map, CapAmb, NoNewPrivs and Seccomp lines are the sentry's (its /proc lacks the last three and maps its own user namespace whole); on the host the sentry and the code's stubs run as the sandbox's leased uid (two_sandboxes_at_once), runsc's gofer as a second lease, under runsc's own seccomp filter; no_new_privs is read with prctl in the setuid case
-import errno, json, os, pwd
+# gvisor_contained: the uid_map and CapAmb lines are the sentry's (its /proc lacks CapAmb and maps its own user namespace whole); on the host the sentry and the code's stubs run as the sandbox's leased uid (two_sandboxes_at_once), runsc's gofer as a second lease, under runsc's own seccomp filter
+import ctypes, errno, json, os, pwd
+PR_GET_NO_NEW_PRIVS = 39
 status = {}
 for line in open("/proc/self/status"):
     k, _, v = line.partition(":")
@@ -42,8 +43,9 @@ out = {
     "CapBnd": int(status["CapBnd"][0], 16),
     # gVisor's /proc/self/status has no CapAmb line.
     "CapAmb": int(status["CapAmb"][0], 16) if "CapAmb" in status else None,
-    # Nor these two (the setuid case reads no_new_privs with prctl).
-    "NoNewPrivs": int(status["NoNewPrivs"][0]) if "NoNewPrivs" in status else None,
+    # Nor a NoNewPrivs line: then prctl says.
+    "NoNewPrivs": int(status["NoNewPrivs"][0]) if "NoNewPrivs" in status
+    else ctypes.CDLL(None).prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
     "Seccomp": int(status["Seccomp"][0]) if "Seccomp" in status else None,
     "cwd": os.getcwd(),
     "uid_map_lines": len(uid_map), "gid_map_lines": len(gid_map),
