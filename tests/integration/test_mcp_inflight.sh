@@ -31,6 +31,26 @@ print("  a 1500 ms call with stockade-auditd stopped answered in %.1f s: not run
 PYEOF
 kill -CONT "$AUDITD_PID"
 
+# 1b. Its session closed while the call waits for that ack: not run, said.
+"$PY" - "$PORT" "$TOKA" "$HERE" "$AUDITD_PID" <<'PYEOF' || fail "close_session during the audit wait"
+import os, signal, sys, threading, time
+sys.path.insert(0, sys.argv[3])
+from mcpclient import Http, structured
+c = Http("http://127.0.0.1:%s/mcp" % sys.argv[1], sys.argv[2]); c.initialize()
+sid = structured(c.tool("execute_python", {"code": "v = 1"}))["session_id"]
+os.kill(int(sys.argv[4]), signal.SIGSTOP)
+out = {}
+t = threading.Thread(target=lambda: out.update(r=c.tool("execute_python",
+    {"code": "print(v)", "session_id": sid, "timeout_ms": 20000})))
+t.start(); time.sleep(0.5)
+r = c.tool("close_session", {"session_id": sid})
+os.kill(int(sys.argv[4]), signal.SIGCONT)
+t.join(30)
+assert not r.get("isError"), r
+assert out["r"]["isError"] and "session not found" in out["r"]["content"][0]["text"], out
+print("  a session closed while its call awaited execution_started's ack: the call not run, said so")
+PYEOF
+
 # 2. One-shot stdio clients that hang up as soon as they have asked.
 for i in 1 2 3 4 5 6 7 8; do
 	printf '%s\n' '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}' \
