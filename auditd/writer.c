@@ -285,6 +285,24 @@ writer_append_own(struct writer *w, const char *event, json_t *fields)
 	unlock(w);
 }
 
+/*
+ * Arms the time-based checkpoint for every_seconds after the last
+ * checkpoint of any kind.  Measured from there, not from now, so that
+ * neither a reload nor a checkpoint by count ever pushes it back.
+ */
+static void
+cp_timer_arm(struct writer *w)
+{
+	uint64_t	 due, now = mono_ms(), left;
+	struct timeval	 tv;
+
+	due = w->cp_mono_ms + (uint64_t)w->conf.checkpoint_seconds * 1000;
+	left = due > now ? due - now : 0;
+	tv.tv_sec = (time_t)(left / 1000);
+	tv.tv_usec = (suseconds_t)(left % 1000) * 1000;
+	evtimer_add(w->cp_ev, &tv);
+}
+
 /* Signs the head and records the checkpoint.  Locked. */
 static void
 append_checkpoint(struct writer *w)
@@ -314,6 +332,8 @@ append_checkpoint(struct writer *w)
 	w->cp_seq = w->chain.seq;
 	memcpy(w->cp_ts, cp.ts, sizeof(w->cp_ts));
 	w->since_cp = 0;
+	w->cp_mono_ms = mono_ms();
+	cp_timer_arm(w);
 	kick(w);
 }
 
@@ -583,9 +603,13 @@ static void
 cp_timer_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct writer	*w = arg;
+	struct timeval	 tv = { w->conf.checkpoint_seconds, 0 };
 
 	if (w->state == W_RUNNING && w->chain.seq > w->cp_seq)
-		writer_checkpoint(w);
+		writer_checkpoint(w);		/* arms the next one */
+	/* Nothing new to sign (or the signing failed): look a period on. */
+	if (!evtimer_pending(w->cp_ev, NULL))
+		evtimer_add(w->cp_ev, &tv);
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -595,7 +619,6 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
     EVP_PKEY *key, char *err, size_t errlen)
 {
 	struct writer	*w = xcalloc(1, sizeof(*w));
-	struct timeval	 tv;
 	pthread_condattr_t ca;
 
 	w->conf = *conf;
@@ -621,7 +644,7 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	w->commit_ev = event_new(base, -1, 0, commit_cb, w);
 	w->done_ev = event_new(base, w->efd, EV_READ | EV_PERSIST, done_cb, w);
 	w->retry_ev = evtimer_new(base, retry_cb, w);
-	w->cp_ev = event_new(base, -1, EV_PERSIST, cp_timer_cb, w);
+	w->cp_ev = evtimer_new(base, cp_timer_cb, w);
 	if (w->commit_ev == NULL || w->done_ev == NULL || w->retry_ev == NULL ||
 	    w->cp_ev == NULL)
 		fatalx("event_new");
@@ -630,9 +653,8 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	event_priority_set(w->commit_ev,
 	    event_base_get_npriorities(base) - 1);
 	event_add(w->done_ev, NULL);
-	tv.tv_sec = conf->checkpoint_seconds;
-	tv.tv_usec = 0;
-	event_add(w->cp_ev, &tv);
+	w->cp_mono_ms = mono_ms();
+	cp_timer_arm(w);
 	if (writer_recover(w, err, errlen) == -1) {
 		writer_free(w);
 		return NULL;
@@ -660,8 +682,6 @@ writer_on_halt(struct writer *w, writer_notify_cb *cb, void *arg)
 void
 writer_reconfigure(struct writer *w, const struct audit_conf *c)
 {
-	struct timeval	 tv = { c->checkpoint_seconds, 0 };
-
 	lock(w);
 	w->conf.max_event_bytes = c->max_event_bytes;
 	w->conf.code_sample_bytes = c->code_sample_bytes;
@@ -677,8 +697,9 @@ writer_reconfigure(struct writer *w, const struct audit_conf *c)
 	w->conf.zero_ahead = c->zero_ahead;
 	if (!c->zero_ahead)
 		pthread_cond_signal(&w->cv);
+	/* A new every_seconds counts from the last checkpoint too. */
+	cp_timer_arm(w);
 	unlock(w);
-	event_add(w->cp_ev, &tv);
 }
 
 void

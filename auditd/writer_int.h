@@ -94,6 +94,9 @@ struct writer {
 	char			 active[LOGFILE_NAME_MAX];
 	uint64_t		 active_bytes;
 	uint64_t		 cp_seq;	/* seq of the last checkpoint record */
+	uint64_t		 cp_mono_ms;	/* when it was signed: the
+						   time-based one is due
+						   every_seconds after */
 	char			 cp_ts[TS_LEN + 1];
 	unsigned		 since_cp;
 	enum writer_state	 state;
