@@ -329,8 +329,9 @@ append_checkpoint(struct writer *w)
 	if (w->conf.checkpoint_dir[0] != '\0' &&
 	    checkpoint_line(&cp, &w->fill->offhost) == -1)
 		log_warnx("off-host checkpoint dropped: too many in one batch");
-	w->cp_seq = w->chain.seq;
-	memcpy(w->cp_ts, cp.ts, sizeof(w->cp_ts));
+	/* Status names it once its batch is on disk (batch_done). */
+	w->fill->cp_seq = w->cp_seq = w->chain.seq;
+	memcpy(w->fill->cp_ts, cp.ts, sizeof(w->fill->cp_ts));
 	w->since_cp = 0;
 	w->cp_mono_ms = mono_ms();
 	cp_timer_arm(w);
@@ -406,6 +407,9 @@ writer_fail(struct writer *w, struct batch *b)
 	w->dropped_total += lost;
 	fail_batch(fill, st);
 	chain_set_head(&w->chain, w->durable_seq, w->durable_hash);
+	/* Checkpoints in the failed batches went with them. */
+	w->cp_seq = w->durable_cp_seq;
+	w->since_cp = (unsigned)(w->durable_seq - w->durable_cp_seq);
 	if (w->state == W_STOPPING) {
 		w->state = W_STOPPED;
 		if (w->idle_cb != NULL)
@@ -433,6 +437,10 @@ batch_done(struct writer *w, struct batch *b)
 	/* Read by the forwarders' threads (writer_durable_seq). */
 	__atomic_store_n(&w->durable_seq, b->last_seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, b->last_hash, SHA256_LEN);
+	if (b->cp_seq != 0) {
+		w->durable_cp_seq = b->cp_seq;
+		memcpy(w->durable_cp_ts, b->cp_ts, sizeof(w->durable_cp_ts));
+	}
 	w->stat_batches++;
 	w->stat_records += b->records;
 	w->stat_bytes += b->data.len;
@@ -768,7 +776,8 @@ writer_status_json(const struct writer *w)
 	    "seq", (json_int_t)w->chain.seq, "hash", head,
 	    "durable_seq", (json_int_t)w->durable_seq, "durable_hash", dur,
 	    "queue", (json_int_t)(w->chain.seq - w->durable_seq),
-	    "checkpoint_seq", (json_int_t)w->cp_seq, "checkpoint_ts", w->cp_ts,
+	    "checkpoint_seq", (json_int_t)w->durable_cp_seq,
+	    "checkpoint_ts", w->durable_cp_ts,
 	    "dropped_total", (json_int_t)w->dropped_total,
 	    "batches", (json_int_t)w->stat_batches,
 	    "syncs", (json_int_t)__atomic_load_n(&w->stat_syncs,
