@@ -122,6 +122,13 @@ rs_start
 d2=$(check "after the outage") || fail "$d2"
 [ "$d2" -lt "$first" ] || fail "the outage resent the whole first stream ($d2)"
 note "collector down for 300 records: nothing lost, in order ($d2 repeated, none older than the resend window)"
+out=$("$STOCKADE" audit status --socket "$SOCK" | "$PY" -c '
+import json, sys
+f = [f for f in json.load(sys.stdin)["forward"] if f["name"] == "siem"][0]
+if not f["connected"] or f["error"] != "":
+    sys.exit("status after the reconnect: connected %s, error %r" %
+             (f["connected"], f["error"]))' 2>&1) || fail "$out"
+note "reconnected: status says connected, with no stale error"
 
 stop_auditd
 start_auditd
