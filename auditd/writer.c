@@ -437,6 +437,8 @@ batch_done(struct writer *w, struct batch *b)
 	/* Read by the forwarders' threads (writer_durable_seq). */
 	__atomic_store_n(&w->durable_seq, b->last_seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, b->last_hash, SHA256_LEN);
+	if (b->newfile)
+		logfile_name(b->first_seq, w->durable_active);
 	if (b->cp_seq != 0) {
 		w->durable_cp_seq = b->cp_seq;
 		memcpy(w->durable_cp_ts, b->cp_ts, sizeof(w->durable_cp_ts));
@@ -568,6 +570,7 @@ writer_recover(struct writer *w, char *err, size_t errlen)
 		snprintf(w->active, sizeof(w->active), "%s", st.name);
 		w->active_bytes = st.size;
 	}
+	memcpy(w->durable_active, w->active, sizeof(w->durable_active));
 	__atomic_store_n(&w->durable_seq, w->chain.seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, w->chain.hash, SHA256_LEN);
 	w->state = W_RUNNING;
@@ -772,7 +775,7 @@ writer_status_json(const struct writer *w)
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:s, "
 	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "state", names[w->state], "chain_id", w->chain_id,
-	    "active_file", w->active,
+	    "active_file", w->durable_active,
 	    "seq", (json_int_t)w->chain.seq, "hash", head,
 	    "durable_seq", (json_int_t)w->durable_seq, "durable_hash", dur,
 	    "queue", (json_int_t)(w->chain.seq - w->durable_seq),

@@ -100,7 +100,8 @@ struct writer {
 						   time-based one is due
 						   every_seconds after */
 	unsigned		 since_cp;
-	/* The last checkpoint on disk: what status reports. */
+	/* The file and the last checkpoint on disk: what status reports. */
+	char			 durable_active[LOGFILE_NAME_MAX];
 	uint64_t		 durable_cp_seq;
 	char			 durable_cp_ts[TS_LEN + 1];
 	enum writer_state	 state;

@@ -1,7 +1,8 @@
 #!/bin/bash
-# `stockade audit status` names only checkpoints that are on disk: when a
-# batch carrying a checkpoint fails on a full disk, the head rolls back
-# and so do checkpoint_seq and checkpoint_ts.
+# `stockade audit status` names only what is on disk: when a batch
+# carrying a checkpoint fails on a full disk, the head rolls back and so
+# do checkpoint_seq and checkpoint_ts; when one starting a new file fails,
+# active_file still names the file that holds the head.
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$LOG"
@@ -69,3 +70,30 @@ after=$(status_check "resumed") || fail "$after"
 note "resumed: status names checkpoint $after"
 stop_auditd || fail "exit status $?"
 verify >/dev/null || fail "log does not verify"
+
+# The same for the active file: a batch that starts a new file and fails
+# leaves status naming the file that holds the durable head.
+rm -rf "${LOG:?}"/* "$LOG"/.[!.]* "$CP"
+make_conf "retry_seconds: 60" "rotation: {max_file_bytes: 64K}"
+start_auditd
+x=$(head -c 4000 /dev/zero | tr '\0' x)
+active() {
+	"$STOCKADE" audit status --socket "$SOCK" |
+	    "$PY" -c 'import json,sys; print(json.load(sys.stdin)["audit"]["active_file"])'
+}
+# Up to the size limit: the next batch starts a new file.
+for _ in $(seq 1 40); do
+	echo "{\"event\":\"operator_note\",\"principal\":\"user:ops\",\"message\":\"$x\"}" |
+	    "$STOCKADE" audit send --socket "$SOCK" >/dev/null || fail "send"
+	[ "$(stat -c %s "$LOG/$(active)")" -ge 65536 ] && break
+done
+full=$(active)
+[ "$(stat -c %s "$LOG/$full")" -ge 65536 ] || fail "$full never reached 64K"
+dd if=/dev/zero of="$LOG/filler" bs=4k 2>/dev/null || true
+echo '{"event":"operator_note","principal":"user:ops","message":"full"}' |
+    "$STOCKADE" audit send --socket "$SOCK" >/dev/null 2>&1 && fail "send on a full disk"
+now=$(active)
+[ "$now" = "$full" ] || fail "status names $now (failed with its batch), the head is in $full"
+note "a new file that failed with its batch: status still names $full"
+rm -f "$LOG/filler"
+stop_auditd || fail "exit status $?"
