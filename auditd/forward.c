@@ -66,6 +66,14 @@ struct fwd_mark {
 	uint64_t	 at_ms;
 };
 
+/* A name lookup in glibc's helper thread: all that thread reads. */
+struct fwd_lookup {
+	struct gaicb	 cb;
+	struct addrinfo	 hints;
+	char		 host[sizeof(((struct audit_forward *)0)->host)];
+	char		 port[sizeof(((struct audit_forward *)0)->port)];
+};
+
 struct fwd {
 	struct audit_forward	 cf;
 	char			 log_dir[PATH_MAX];
@@ -406,20 +414,62 @@ conn_close(struct fwd *fw, int clean)
 	ERR_clear_error();
 }
 
+/*
+ * The collector's addresses.  The lookup runs in glibc's helper thread
+ * (getaddrinfo_a), so a resolver that never answers cannot hold a stop: a
+ * lookup still running then is left to that thread, with the block it
+ * reads.  Otherwise it is waited for until the resolver's own timeouts.
+ */
 static int
-tcp_connect(struct fwd *fw, char *err, size_t errlen)
+fwd_resolve(struct fwd *fw, struct addrinfo **res, char *err, size_t errlen)
 {
-	struct addrinfo	 hints, *res, *ai;
-	enum fwd_io	 io;
-	socklen_t	 sl;
-	int		 fd = -1, rc, soerr;
+	struct timespec	 slice = { 0, FWD_SLICE_MS * 1000000L };
+	struct fwd_lookup *l;
+	struct gaicb	*list[1];
+	int		 rc;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(fw->cf.host, fw->cf.port, &hints, &res)) != 0) {
+	l = xcalloc(1, sizeof(*l));
+	snprintf(l->host, sizeof(l->host), "%s", fw->cf.host);
+	snprintf(l->port, sizeof(l->port), "%s", fw->cf.port);
+	l->hints.ai_socktype = SOCK_STREAM;
+	l->cb.ar_name = l->host;
+	l->cb.ar_service = l->port;
+	l->cb.ar_request = &l->hints;
+	list[0] = &l->cb;
+	if ((rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL)) != 0) {
+		free(l);
 		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
 		return -1;
 	}
+	while ((rc = gai_error(&l->cb)) == EAI_INPROGRESS) {
+		if (fwd_stopping(fw) && (rc = gai_cancel(&l->cb)) !=
+		    EAI_ALLDONE) {
+			if (rc == EAI_CANCELED)
+				free(l);
+			snprintf(err, errlen, "%s: stopping", fw->cf.host);
+			return -1;
+		}
+		(void)gai_suspend((const struct gaicb *const *)list, 1, &slice);
+	}
+	*res = l->cb.ar_result;
+	free(l);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+tcp_connect(struct fwd *fw, char *err, size_t errlen)
+{
+	struct addrinfo	*res, *ai;
+	enum fwd_io	 io;
+	socklen_t	 sl;
+	int		 fd = -1, soerr;
+
+	if (fwd_resolve(fw, &res, err, errlen) == -1)
+		return -1;
 	snprintf(err, errlen, "no address");
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |

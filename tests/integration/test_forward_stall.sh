@@ -4,6 +4,7 @@
 # reported within seconds and why, and a stop during that handshake is
 # prompt; one that stops reading holds a stop for at most the documented
 # 5 s, and the writers' socket keeps serving while the forwarder tries.
+# Nor can a DNS server that never answers the collector's name.
 . "$(dirname "$0")/lib.sh"
 
 ( cd "$T" &&
@@ -15,7 +16,9 @@
   openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
       -days 2 -extfile ext -out server.pem ) >/dev/null 2>&1 || fail "openssl"
 COLL_PID=""
-trap '[ -z "$COLL_PID" ] || kill "$COLL_PID" 2>/dev/null; cleanup' EXIT
+DNS_PID=""
+trap '[ -z "$COLL_PID" ] || kill "$COLL_PID" 2>/dev/null
+    [ -z "$DNS_PID" ] || kill "$DNS_PID" 2>/dev/null; cleanup' EXIT
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 # collector MODE: starts stall_collector.py, points audit.yaml at it.
@@ -80,3 +83,29 @@ took=$(( $(now_ms) - t0 ))
 note "stop with a collector that stopped reading: $took ms (documented: up to 5 s); the socket still served 1 s in"
 grep -q '"message":"while stopping"' "$LOG"/audit-*.log || fail "the event sent while stopping is not in the log"
 verify >/dev/null || fail "log does not verify"
+
+# 3. The collector's name, asked of a DNS server that never answers: the
+# daemon alone sees it, through its own /etc/resolv.conf (a private mount
+# namespace).
+DNS=127.0.$((RANDOM % 200 + 20)).$((RANDOM % 200 + 20))
+"$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], 53))
+while True:
+    s.recv(4096)' "$DNS" &
+DNS_PID=$!
+printf 'nameserver %s\noptions timeout:30 attempts:1\n' "$DNS" >"$T/resolv.conf"
+cat >"$T/auditd-dns" <<EOF
+#!/bin/sh
+exec unshare -m sh -c 'mount --bind "$T/resolv.conf" /etc/resolv.conf && exec "$AUDITD" "\$@"' sh "\$@"
+EOF
+chmod +x "$T/auditd-dns"
+make_conf "forward:" "  - name: siem" "    address: siem.example.test:6514" "    ca: $T/ca.pem"
+AUDITD="$T/auditd-dns" start_auditd
+sleep 1
+t0=$(now_ms)
+stop_auditd || fail "exit status $?"
+took=$(( $(now_ms) - t0 ))
+[ "$took" -lt 3000 ] || fail "stop while the collector's name was being looked up took $took ms"
+note "stop while a DNS server sits on the collector's name: $took ms"
