@@ -14,16 +14,10 @@ ls /usr/lib/*/rsyslog/lmnsd_ossl.so >/dev/null 2>&1 ||
 
 # A CA, the collector's certificate for 127.0.0.1, and a CA that signed
 # nothing here.
-( cd "$T" &&
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-      -subj /CN=test-ca -keyout ca.key -out ca.pem &&
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-      -subj /CN=other-ca -keyout other.key -out other.pem &&
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-      -subj /CN=localhost -keyout server.key -out server.csr &&
-  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext &&
-  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
-      -days 2 -extfile ext -out server.pem ) >/dev/null 2>&1 || fail "openssl"
+tls_certs
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=other-ca -keyout "$T/other.key" -out "$T/other.pem" \
+    >/dev/null 2>&1 || fail "openssl"
 PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$T/rs"
 cat >"$T/rsyslog.conf" <<CONF

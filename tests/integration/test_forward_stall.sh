@@ -7,14 +7,7 @@
 # Nor can a DNS server that never answers the collector's name.
 . "$(dirname "$0")/lib.sh"
 
-( cd "$T" &&
-  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-      -subj /CN=test-ca -keyout ca.key -out ca.pem &&
-  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-      -subj /CN=localhost -keyout server.key -out server.csr &&
-  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext &&
-  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
-      -days 2 -extfile ext -out server.pem ) >/dev/null 2>&1 || fail "openssl"
+tls_certs
 COLL_PID=""
 DNS_PID=""
 trap '[ -z "$COLL_PID" ] || kill "$COLL_PID" 2>/dev/null
