@@ -60,6 +60,7 @@
 #define FWD_PRI			110		/* facility 13 (log audit), info */
 #define FWD_APP			"stockade-auditd"
 #define FWD_MSGID_MAX		32		/* RFC 5424 */
+#define FWD_NOT_TLS		"is it a TLS port?"
 
 struct fwd_mark {
 	uint64_t	 seq;
@@ -534,18 +535,26 @@ tls_handshake(struct fwd *fw, char *err, size_t errlen)
 {
 	uint64_t	 deadline = mono_ms() + FWD_HANDSHAKE_MS;
 	enum fwd_io	 io;
-	int		 rc;
+	size_t		 n;
+	int		 rc, why;
 
 	while ((rc = SSL_connect(fw->ssl)) != 1) {
 		if ((io = tls_wait(fw, rc, deadline, 1)) == IO_READY)
 			continue;
 		if (io == IO_TIMEOUT)
 			snprintf(err, errlen, "TLS handshake: no answer in %d s "
-			    "(is it a TLS port?)", FWD_HANDSHAKE_MS / 1000);
+			    "(" FWD_NOT_TLS ")", FWD_HANDSHAKE_MS / 1000);
 		else if (io == IO_STOPPED)
 			snprintf(err, errlen, "TLS handshake: stopping");
-		else
+		else {
+			/* The first bytes of a plaintext answer. */
+			why = ERR_GET_REASON(ERR_peek_error());
 			tls_error(err, errlen, "TLS handshake");
+			n = strlen(err);
+			if (why == SSL_R_WRONG_VERSION_NUMBER ||
+			    why == SSL_R_PACKET_LENGTH_TOO_LONG)
+				snprintf(err + n, errlen - n, " (" FWD_NOT_TLS ")");
+		}
 		return -1;
 	}
 	return 0;

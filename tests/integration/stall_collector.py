@@ -1,8 +1,9 @@
 """A SIEM collector that stalls, on 127.0.0.1.  Usage: stall_collector.py
 MODE PORTFILE LOG [CERT KEY].  MODE silent: accepts TCP and never reads
 nor answers (a plain-TCP syslog port, or a hung receiver: the TLS
-handshake never completes).  MODE tls: completes the TLS handshake, then
-never reads, with a small receive buffer so the sender's fills soon.
+handshake never completes).  MODE plain: answers in plain text, then
+never reads.  MODE tls: completes the TLS handshake, then never reads,
+with a small receive buffer so the sender's fills soon.
 Writes its port to PORTFILE, then one line per accepted connection to LOG."""
 import os
 import socket
@@ -34,6 +35,8 @@ while True:
             with open(log, "a") as f:
                 f.write("handshake failed: %s\n" % e)
             continue
+    if mode == "plain":
+        c.sendall(b"220 plain text, not TLS\r\n")
     held.append(c)		# never read, never closed
     with open(log, "a") as f:
         f.write("accepted\n")

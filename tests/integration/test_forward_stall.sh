@@ -2,9 +2,10 @@
 # A SIEM collector that stalls cannot hold stockade-auditd: one that
 # never answers the TLS handshake (a plain-TCP port, a hung receiver) is
 # reported within seconds and why, and a stop during that handshake is
-# prompt; one that stops reading holds a stop for at most the documented
-# 5 s, and the writers' socket keeps serving while the forwarder tries.
-# Nor can a DNS server that never answers the collector's name.
+# prompt; one that answers in plain text is reported at once; one that
+# stops reading holds a stop for at most the documented 5 s, and the
+# writers' socket keeps serving while the forwarder tries.  Nor can a DNS
+# server that never answers the collector's name.
 . "$(dirname "$0")/lib.sh"
 
 tls_certs
@@ -55,7 +56,23 @@ took=$(( $(now_ms) - t0 ))
 [ "$took" -lt 3000 ] || fail "stop during a stalled handshake took $took ms"
 note "stop during that handshake: $took ms"
 
-# 2. Completes the handshake, then never reads: the forwarder's writes
+# 2. Answers in plain text: fails at once, saying so.
+collector plain
+start_auditd
+t0=$(now_ms)
+for _ in $(seq 1 60); do
+	err=$(fwd_error)
+	[ -n "$err" ] && break
+	sleep 0.05
+done
+took=$(( $(now_ms) - t0 ))
+echo "$err" | grep -q "TLS handshake: .* (is it a TLS port?)" ||
+    fail "plain-text collector reported as '$err' after $took ms"
+[ "$took" -lt 2000 ] || fail "plain-text collector reported only after $took ms"
+note "a collector that answers in plain text: '$err' after $took ms"
+stop_auditd || fail "exit status $?"
+
+# 3. Completes the handshake, then never reads: the forwarder's writes
 # stall once the socket buffers are full.
 collector tls
 start_auditd
@@ -77,7 +94,7 @@ note "stop with a collector that stopped reading: $took ms (documented: up to 5 
 grep -q '"message":"while stopping"' "$LOG"/audit-*.log || fail "the event sent while stopping is not in the log"
 verify >/dev/null || fail "log does not verify"
 
-# 3. The collector's name, asked of a DNS server that never answers: the
+# 4. The collector's name, asked of a DNS server that never answers: the
 # daemon alone sees it, through its own /etc/resolv.conf (a private mount
 # namespace).
 DNS=127.0.$((RANDOM % 200 + 20)).$((RANDOM % 200 + 20))
