@@ -722,6 +722,8 @@ fwd_main(void *arg)
 			fwd_connected(fw);
 		}
 		if (send_burst(fw, &any) == -1) {
+			if (fwd_stopping(fw))
+				break;		/* its deadline, said below */
 			fwd_report(fw, 0, "connection lost");
 			log_warnx("forward %s: connection lost after seq %llu; "
 			    "resuming from seq %llu", fw->cf.name,
@@ -748,6 +750,11 @@ fwd_main(void *arg)
 		if (!any)
 			nanosleep(&(struct timespec){ 0, 20 * 1000000L }, NULL);
 	}
+	if (fw->sent > fw->delivered)
+		log_warnx("forward %s: stopped before the collector "
+		    "acknowledged seq %llu to %llu; the next start sends them "
+		    "again", fw->cf.name, (unsigned long long)fw->delivered + 1,
+		    (unsigned long long)fw->sent);
 	if (fw->ssl != NULL) {
 		cursor_save(fw, fw->delivered, 1);
 		conn_close(fw, 1);
