@@ -13,6 +13,11 @@
  * repeat records (same seq and hash, so a SIEM can drop them), never lose
  * them.  A clean stop waits for the last bytes to be acknowledged and
  * closes the TLS session, so a restart repeats nothing.
+ *
+ * The socket is non-blocking and every wait is a poll of at most
+ * FWD_SLICE_MS that looks at the stop deadline: a collector that stalls
+ * (never answers the handshake, stops reading) cannot hold the daemon's
+ * stop beyond it.
  */
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -44,17 +49,30 @@
 #define FWD_BATCH		256		/* records per send burst */
 #define FWD_IDLE_MS		100		/* nothing new: look again */
 #define FWD_CONNECT_MS		5000
-#define FWD_IO_TIMEOUT_S	10
+#define FWD_HANDSHAKE_MS	3000		/* a TLS peer answers at once */
+#define FWD_IO_TIMEOUT_MS	10000		/* a write stalled this long */
+#define FWD_SLICE_MS		50		/* waits look at the stop */
 #define FWD_BACKOFF_MAX_S	30
-#define FWD_STOP_DRAIN_MS	5000		/* at stop: send what is on disk */
+/* At stop: catch up while the daemon still serves, then the last records. */
+#define FWD_CATCHUP_MS		3000
+#define FWD_FINAL_MS		1000
 #define FWD_RING		256		/* delivery marks kept */
 #define FWD_PRI			110		/* facility 13 (log audit), info */
 #define FWD_APP			"stockade-auditd"
 #define FWD_MSGID_MAX		32		/* RFC 5424 */
+#define FWD_NOT_TLS		"is it a TLS port?"
 
 struct fwd_mark {
 	uint64_t	 seq;
 	uint64_t	 at_ms;
+};
+
+/* A name lookup in glibc's helper thread: all that thread reads. */
+struct fwd_lookup {
+	struct gaicb	 cb;
+	struct addrinfo	 hints;
+	char		 host[sizeof(((struct audit_forward *)0)->host)];
+	char		 port[sizeof(((struct audit_forward *)0)->port)];
 };
 
 struct fwd {
@@ -64,7 +82,7 @@ struct fwd {
 	char			 hostname[256];
 	struct writer		*w;
 	pthread_t		 thread;
-	int			 stop;		/* atomic */
+	uint64_t		 stop_by;	/* atomic; mono ms, 0: running */
 	SSL_CTX			*ctx;
 	SSL			*ssl;
 	int			 fd;
@@ -89,6 +107,15 @@ struct fwd {
 struct forwarders {
 	struct fwd	*fw;
 	size_t		 n;
+	uint64_t	 catchup_seq, catchup_until;	/* forward_catch_up */
+};
+
+/* How a wait for the socket ended. */
+enum fwd_io {
+	IO_READY,
+	IO_FAILED,		/* errno, or OpenSSL's error queue */
+	IO_TIMEOUT,
+	IO_STOPPED,		/* the daemon stops: no new connection */
 };
 
 static void
@@ -97,15 +124,55 @@ fwd_report(struct fwd *fw, int connected, const char *error)
 	pthread_mutex_lock(&fw->mu);
 	fw->st_connected = connected;
 	fw->st_delivered = fw->delivered > fw->saved ? fw->delivered : fw->saved;
-	if (error != NULL)
-		snprintf(fw->st_error, sizeof(fw->st_error), "%s", error);
+	/* Connected: no error; an old one would read as a current fault. */
+	snprintf(fw->st_error, sizeof(fw->st_error), "%s",
+	    error != NULL ? error : "");
 	pthread_mutex_unlock(&fw->mu);
+}
+
+/* The stop deadline (mono ms), 0 while running. */
+static uint64_t
+fwd_stop_by(struct fwd *fw)
+{
+	return __atomic_load_n(&fw->stop_by, __ATOMIC_ACQUIRE);
 }
 
 static int
 fwd_stopping(struct fwd *fw)
 {
-	return __atomic_load_n(&fw->stop, __ATOMIC_ACQUIRE);
+	return fwd_stop_by(fw) != 0;
+}
+
+/*
+ * Waits for fd to be ready for events, until deadline (mono ms) and never
+ * past the stop deadline.  stop_ends: a connect or handshake, given up as
+ * soon as the daemon stops (nothing of the log is on its way yet).
+ */
+static enum fwd_io
+fwd_wait(struct fwd *fw, int fd, short events, uint64_t deadline,
+    int stop_ends)
+{
+	struct pollfd	 pfd = { .fd = fd, .events = events };
+	uint64_t	 now, stop_by, left;
+	int		 n;
+
+	for (;;) {
+		if ((stop_by = fwd_stop_by(fw)) != 0) {
+			if (stop_ends)
+				return IO_STOPPED;
+			if (stop_by < deadline)
+				deadline = stop_by;
+		}
+		if ((now = mono_ms()) >= deadline)
+			return IO_TIMEOUT;
+		left = deadline - now;
+		n = poll(&pfd, 1, left < FWD_SLICE_MS ? (int)left :
+		    FWD_SLICE_MS);
+		if (n > 0)
+			return IO_READY;
+		if (n == -1 && errno != EINTR)
+			return IO_FAILED;
+	}
 }
 
 /* Sleeps ms, waking early when asked to stop. */
@@ -344,23 +411,66 @@ conn_close(struct fwd *fw, int clean)
 	if (fw->fd != -1)
 		close(fw->fd);
 	fw->fd = -1;
+	/* SSL_get_error on the next connection reads this thread's queue. */
+	ERR_clear_error();
+}
+
+/*
+ * The collector's addresses.  The lookup runs in glibc's helper thread
+ * (getaddrinfo_a), so a resolver that never answers cannot hold a stop: a
+ * lookup still running then is left to that thread, with the block it
+ * reads.  Otherwise it is waited for until the resolver's own timeouts.
+ */
+static int
+fwd_resolve(struct fwd *fw, struct addrinfo **res, char *err, size_t errlen)
+{
+	struct timespec	 slice = { 0, FWD_SLICE_MS * 1000000L };
+	struct fwd_lookup *l;
+	struct gaicb	*list[1];
+	int		 rc;
+
+	l = xcalloc(1, sizeof(*l));
+	snprintf(l->host, sizeof(l->host), "%s", fw->cf.host);
+	snprintf(l->port, sizeof(l->port), "%s", fw->cf.port);
+	l->hints.ai_socktype = SOCK_STREAM;
+	l->cb.ar_name = l->host;
+	l->cb.ar_service = l->port;
+	l->cb.ar_request = &l->hints;
+	list[0] = &l->cb;
+	if ((rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL)) != 0) {
+		free(l);
+		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
+		return -1;
+	}
+	while ((rc = gai_error(&l->cb)) == EAI_INPROGRESS) {
+		if (fwd_stopping(fw) && (rc = gai_cancel(&l->cb)) !=
+		    EAI_ALLDONE) {
+			if (rc == EAI_CANCELED)
+				free(l);
+			snprintf(err, errlen, "%s: stopping", fw->cf.host);
+			return -1;
+		}
+		(void)gai_suspend((const struct gaicb *const *)list, 1, &slice);
+	}
+	*res = l->cb.ar_result;
+	free(l);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
+		return -1;
+	}
+	return 0;
 }
 
 static int
 tcp_connect(struct fwd *fw, char *err, size_t errlen)
 {
-	struct addrinfo	 hints, *res, *ai;
-	struct pollfd	 pfd;
-	struct timeval	 tv = { FWD_IO_TIMEOUT_S, 0 };
+	struct addrinfo	*res, *ai;
+	enum fwd_io	 io;
 	socklen_t	 sl;
-	int		 fd = -1, rc, soerr;
+	int		 fd = -1, soerr;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if ((rc = getaddrinfo(fw->cf.host, fw->cf.port, &hints, &res)) != 0) {
-		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
+	if (fwd_resolve(fw, &res, err, errlen) == -1)
 		return -1;
-	}
 	snprintf(err, errlen, "no address");
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
@@ -371,31 +481,22 @@ tcp_connect(struct fwd *fw, char *err, size_t errlen)
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
 			break;
 		if (errno == EINPROGRESS) {
-			pfd.fd = fd;
-			pfd.events = POLLOUT;
 			sl = sizeof(soerr);
-			if (poll(&pfd, 1, FWD_CONNECT_MS) == 1 &&
-			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ==
-			    0 && soerr == 0)
+			soerr = 0;
+			io = fwd_wait(fw, fd, POLLOUT, mono_ms() + FWD_CONNECT_MS,
+			    1);
+			if (io == IO_READY && getsockopt(fd, SOL_SOCKET,
+			    SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
 				break;
-			errno = soerr ? soerr : ETIMEDOUT;
+			errno = io == IO_STOPPED ? ECANCELED : io == IO_TIMEOUT ?
+			    ETIMEDOUT : soerr ? soerr : errno;
 		}
 		snprintf(err, errlen, "connect: %s", strerror(errno));
 		close(fd);
 		fd = -1;
 	}
 	freeaddrinfo(res);
-	if (fd == -1)
-		return -1;
-	/* Blocking from here on, each call bounded. */
-	if (fcntl(fd, F_SETFL, 0) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == -1) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fd;		/* non-blocking: see fwd_wait */
 }
 
 static void
@@ -404,8 +505,59 @@ tls_error(char *err, size_t errlen, const char *what)
 	unsigned long	 e = ERR_get_error();
 
 	snprintf(err, errlen, "%s: %s", what, e ? ERR_reason_error_string(e) :
-	    strerror(errno));
+	    errno != 0 ? strerror(errno) : "connection closed by the peer");
 	ERR_clear_error();
+}
+
+/*
+ * A TLS call on the non-blocking socket returned rc: waits for what it
+ * wants (IO_READY: call it again with the same arguments) until deadline.
+ */
+static enum fwd_io
+tls_wait(struct fwd *fw, int rc, uint64_t deadline, int stop_ends)
+{
+	switch (SSL_get_error(fw->ssl, rc)) {
+	case SSL_ERROR_WANT_READ:
+		return fwd_wait(fw, fw->fd, POLLIN, deadline, stop_ends);
+	case SSL_ERROR_WANT_WRITE:
+		return fwd_wait(fw, fw->fd, POLLOUT, deadline, stop_ends);
+	default:
+		return IO_FAILED;
+	}
+}
+
+/*
+ * The handshake, bounded: a peer that is not TLS either answers with
+ * bytes OpenSSL refuses at once, or (a plain-TCP syslog port) nothing.
+ */
+static int
+tls_handshake(struct fwd *fw, char *err, size_t errlen)
+{
+	uint64_t	 deadline = mono_ms() + FWD_HANDSHAKE_MS;
+	enum fwd_io	 io;
+	size_t		 n;
+	int		 rc, why;
+
+	while ((rc = SSL_connect(fw->ssl)) != 1) {
+		if ((io = tls_wait(fw, rc, deadline, 1)) == IO_READY)
+			continue;
+		if (io == IO_TIMEOUT)
+			snprintf(err, errlen, "TLS handshake: no answer in %d s "
+			    "(" FWD_NOT_TLS ")", FWD_HANDSHAKE_MS / 1000);
+		else if (io == IO_STOPPED)
+			snprintf(err, errlen, "TLS handshake: stopping");
+		else {
+			/* The first bytes of a plaintext answer. */
+			why = ERR_GET_REASON(ERR_peek_error());
+			tls_error(err, errlen, "TLS handshake");
+			n = strlen(err);
+			if (why == SSL_R_WRONG_VERSION_NUMBER ||
+			    why == SSL_R_PACKET_LENGTH_TOO_LONG)
+				snprintf(err + n, errlen - n, " (" FWD_NOT_TLS ")");
+		}
+		return -1;
+	}
+	return 0;
 }
 
 static int
@@ -424,8 +576,7 @@ conn_open(struct fwd *fw, char *err, size_t errlen)
 	if (strspn(fw->cf.server_name, "0123456789.:") !=
 	    strlen(fw->cf.server_name))
 		(void)SSL_set_tlsext_host_name(fw->ssl, fw->cf.server_name);
-	if (SSL_connect(fw->ssl) != 1) {
-		tls_error(err, errlen, "TLS handshake");
+	if (tls_handshake(fw, err, errlen) == -1) {
 		conn_close(fw, 0);
 		return -1;
 	}
@@ -455,6 +606,19 @@ ctx_new(const struct audit_forward *cf)
 
 /* ------------------------------------------------------------ sending */
 
+/* All of buf, or -1 once the peer stalled FWD_IO_TIMEOUT_MS or at stop_by. */
+static int
+tls_write(struct fwd *fw, const void *buf, int len)
+{
+	uint64_t	 deadline = mono_ms() + FWD_IO_TIMEOUT_MS;
+	int		 rc;
+
+	while ((rc = SSL_write(fw->ssl, buf, len)) <= 0)
+		if (tls_wait(fw, rc, deadline, 0) != IO_READY)
+			return -1;
+	return 0;
+}
+
 /* One record as "LEN <110>1 TS HOST APP - MSGID - LINE" (RFC 5425). */
 static int
 send_record(struct fwd *fw, const char *line, size_t len,
@@ -471,9 +635,8 @@ send_record(struct fwd *fw, const char *line, size_t len,
 	if (hl < 0 || (size_t)hl >= sizeof(head))
 		return -1;
 	fl = snprintf(frame, sizeof(frame), "%zu ", (size_t)hl + len);
-	if (SSL_write(fw->ssl, frame, fl) != fl ||
-	    SSL_write(fw->ssl, head, hl) != hl ||
-	    SSL_write(fw->ssl, line, (int)len) != (int)len)
+	if (tls_write(fw, frame, fl) == -1 || tls_write(fw, head, hl) == -1 ||
+	    tls_write(fw, line, (int)len) == -1)
 		return -1;
 	return 0;
 }
@@ -538,12 +701,13 @@ fwd_main(void *arg)
 	struct fwd	*fw = arg;
 	char		 err[512];
 	unsigned	 backoff = 1;
-	uint64_t	 t0;
 	int		 any;
 
 	while (!fwd_stopping(fw)) {
 		if (fw->ssl == NULL) {
 			if (conn_open(fw, err, sizeof(err)) == -1) {
+				if (fwd_stopping(fw))
+					break;
 				fwd_report(fw, 0, err);
 				if (!fw->down_logged++)
 					log_warnx("forward %s: %s:%s: %s; "
@@ -558,6 +722,8 @@ fwd_main(void *arg)
 			fwd_connected(fw);
 		}
 		if (send_burst(fw, &any) == -1) {
+			if (fwd_stopping(fw))
+				break;		/* its deadline, said below */
 			fwd_report(fw, 0, "connection lost");
 			log_warnx("forward %s: connection lost after seq %llu; "
 			    "resuming from seq %llu", fw->cf.name,
@@ -571,9 +737,9 @@ fwd_main(void *arg)
 		if (!any)
 			fwd_sleep(fw, FWD_IDLE_MS);
 	}
-	/* Stopping: what is durable goes out, acknowledged, then the cursor. */
-	t0 = mono_ms();
-	while (fw->ssl != NULL && mono_ms() - t0 < FWD_STOP_DRAIN_MS) {
+	/* Stopping: what is durable goes out, acknowledged, then the cursor;
+	 * every write is bounded by stop_by too. */
+	while (fw->ssl != NULL && mono_ms() < fwd_stop_by(fw)) {
 		if (send_burst(fw, &any) == -1) {
 			conn_close(fw, 0);
 			break;
@@ -584,6 +750,11 @@ fwd_main(void *arg)
 		if (!any)
 			nanosleep(&(struct timespec){ 0, 20 * 1000000L }, NULL);
 	}
+	if (fw->sent > fw->delivered)
+		log_warnx("forward %s: stopped before the collector "
+		    "acknowledged seq %llu to %llu; the next start sends them "
+		    "again", fw->cf.name, (unsigned long long)fw->delivered + 1,
+		    (unsigned long long)fw->sent);
 	if (fw->ssl != NULL) {
 		cursor_save(fw, fw->delivered, 1);
 		conn_close(fw, 1);
@@ -627,14 +798,43 @@ forward_start(const struct audit_conf *conf, struct writer *w)
 }
 
 void
+forward_catch_up(struct forwarders *fs, uint64_t seq)
+{
+	if (fs == NULL)
+		return;
+	fs->catchup_seq = seq;
+	fs->catchup_until = mono_ms() + FWD_CATCHUP_MS;
+}
+
+int
+forward_caught_up(struct forwarders *fs)
+{
+	struct fwd	*fw;
+	size_t		 i;
+	int		 behind = 0;
+
+	if (fs == NULL || mono_ms() >= fs->catchup_until)
+		return 1;
+	/* One that is down has nothing on its way: it starts over later. */
+	for (i = 0; i < fs->n && !behind; i++) {
+		fw = &fs->fw[i];
+		pthread_mutex_lock(&fw->mu);
+		behind = fw->st_connected && fw->st_delivered < fs->catchup_seq;
+		pthread_mutex_unlock(&fw->mu);
+	}
+	return !behind;
+}
+
+void
 forward_stop(struct forwarders *fs)
 {
-	size_t	 i;
+	uint64_t	 stop_by = mono_ms() + FWD_FINAL_MS;
+	size_t		 i;
 
 	if (fs == NULL)
 		return;
 	for (i = 0; i < fs->n; i++)
-		__atomic_store_n(&fs->fw[i].stop, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&fs->fw[i].stop_by, stop_by, __ATOMIC_RELEASE);
 	for (i = 0; i < fs->n; i++) {
 		pthread_join(fs->fw[i].thread, NULL);
 		pthread_mutex_destroy(&fs->fw[i].mu);

@@ -7,6 +7,7 @@
 #ifndef STOCKADE_FORWARD_H
 #define STOCKADE_FORWARD_H
 
+#include <stdint.h>
 #include <jansson.h>
 
 #include "config.h"
@@ -17,13 +18,22 @@ struct forwarders;
 /* Starts a thread per conf->forward entry; NULL when there are none. */
 struct forwarders	*forward_start(const struct audit_conf *, struct writer *);
 /*
- * Sends what is on disk (bounded wait), closes each connection cleanly,
- * saves each cursor, joins the threads.  The writer must outlive this.
+ * Stopping, while the daemon still serves its writers: each connected
+ * collector is to acknowledge up to seq.  _caught_up says 1 once they
+ * all have, or 3 s on; fs may be NULL.
+ */
+void			 forward_catch_up(struct forwarders *, uint64_t seq);
+int			 forward_caught_up(struct forwarders *);
+/*
+ * Sends the rest of what is on disk (for at most 1 s, even
+ * to a collector that stalls), closes each connection cleanly, saves
+ * each cursor, joins the threads.  The writer must outlive this.
  */
 void			 forward_stop(struct forwarders *);
 /*
  * Each collector: name, address, connected, delivered_seq (acknowledged
- * by the collector), error (the last one).  A new array; fs may be NULL.
+ * by the collector), error (why it is down; "" while connected).  A new
+ * array; fs may be NULL.
  */
 json_t			*forward_status(struct forwarders *);
 

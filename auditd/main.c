@@ -27,6 +27,7 @@
 #include "writer.h"
 
 #define NPRIORITIES	3	/* completions, clients, commit */
+#define CATCHUP_POLL_US	20000	/* stopping: are the collectors there yet */
 
 struct overrides {
 	const char	*socket;
@@ -42,6 +43,8 @@ struct daemon {
 	struct audit_conf	 conf;
 	struct writer		*w;
 	struct server		*srv;
+	struct forwarders	*fwd;
+	struct event		*catchup_ev;
 	EVP_PKEY		*key;
 	int			 exit_status;
 	int			 stopping;
@@ -165,6 +168,25 @@ reload(struct daemon *d)
 	    "settings", settings_json(&c)));
 }
 
+/*
+ * Stopping, first step: the socket keeps serving until every connected
+ * collector has what was on disk at the signal (at most 3 s), so writers
+ * are refused only for the short second step, however slow a SIEM is.
+ */
+static void
+catchup_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct daemon	*d = arg;
+	struct timeval	 tv = { 0, CATCHUP_POLL_US };
+
+	if (!forward_caught_up(d->fwd)) {
+		evtimer_add(d->catchup_ev, &tv);
+		return;
+	}
+	server_stop(d->srv);
+	writer_shutdown(d->w, stopped_cb, d);
+}
+
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
@@ -179,8 +201,8 @@ signal_cb(evutil_socket_t sig, short ev, void *arg)
 		return;
 	log_info("%s: stopping", strsignal((int)sig));
 	d->stopping = 1;
-	server_stop(d->srv);
-	writer_shutdown(d->w, stopped_cb, d);
+	forward_catch_up(d->fwd, writer_durable_seq(d->w));
+	catchup_cb(-1, 0, d);
 }
 
 int
@@ -194,7 +216,6 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct daemon	 d;
-	struct forwarders *fwd;
 	struct event	*sigs[3];
 	const int	 signos[3] = { SIGTERM, SIGINT, SIGHUP };
 	char		 err[1024], kid[KEY_ID_HEX + 1];
@@ -272,9 +293,11 @@ main(int argc, char *argv[])
 	writer_checkpoint(d.w);
 	if ((d.srv = server_start(d.base, &d.conf, d.w)) == NULL)
 		fatalx("cannot listen on %s", d.conf.socket_path);
-	fwd = forward_start(&d.conf, d.w);
-	server_set_forwarders(d.srv, fwd);
+	d.fwd = forward_start(&d.conf, d.w);
+	server_set_forwarders(d.srv, d.fwd);
 	writer_on_halt(d.w, halted_cb, &d);
+	if ((d.catchup_ev = evtimer_new(d.base, catchup_cb, &d)) == NULL)
+		fatalx("evtimer_new");
 	for (i = 0; i < 3; i++) {
 		sigs[i] = evsignal_new(d.base, signos[i], signal_cb, &d);
 		if (sigs[i] == NULL || event_priority_set(sigs[i], 0) == -1 ||
@@ -288,9 +311,10 @@ main(int argc, char *argv[])
 
 	/* Everything is on disk now: the forwarders send the rest. */
 	server_set_forwarders(d.srv, NULL);
-	forward_stop(fwd);
+	forward_stop(d.fwd);
 	for (i = 0; i < 3; i++)
 		event_free(sigs[i]);
+	event_free(d.catchup_ev);
 	server_free(d.srv);
 	writer_free(d.w);
 	EVP_PKEY_free(d.key);

@@ -285,6 +285,24 @@ writer_append_own(struct writer *w, const char *event, json_t *fields)
 	unlock(w);
 }
 
+/*
+ * Arms the time-based checkpoint for every_seconds after the last
+ * checkpoint of any kind.  Measured from there, not from now, so that
+ * neither a reload nor a checkpoint by count ever pushes it back.
+ */
+static void
+cp_timer_arm(struct writer *w)
+{
+	uint64_t	 due, now = mono_ms(), left;
+	struct timeval	 tv;
+
+	due = w->cp_mono_ms + (uint64_t)w->conf.checkpoint_seconds * 1000;
+	left = due > now ? due - now : 0;
+	tv.tv_sec = (time_t)(left / 1000);
+	tv.tv_usec = (suseconds_t)(left % 1000) * 1000;
+	evtimer_add(w->cp_ev, &tv);
+}
+
 /* Signs the head and records the checkpoint.  Locked. */
 static void
 append_checkpoint(struct writer *w)
@@ -311,9 +329,12 @@ append_checkpoint(struct writer *w)
 	if (w->conf.checkpoint_dir[0] != '\0' &&
 	    checkpoint_line(&cp, &w->fill->offhost) == -1)
 		log_warnx("off-host checkpoint dropped: too many in one batch");
-	w->cp_seq = w->chain.seq;
-	memcpy(w->cp_ts, cp.ts, sizeof(w->cp_ts));
+	/* Status names it once its batch is on disk (batch_done). */
+	w->fill->cp_seq = w->cp_seq = w->chain.seq;
+	memcpy(w->fill->cp_ts, cp.ts, sizeof(w->fill->cp_ts));
 	w->since_cp = 0;
+	w->cp_mono_ms = mono_ms();
+	cp_timer_arm(w);
 	kick(w);
 }
 
@@ -386,6 +407,9 @@ writer_fail(struct writer *w, struct batch *b)
 	w->dropped_total += lost;
 	fail_batch(fill, st);
 	chain_set_head(&w->chain, w->durable_seq, w->durable_hash);
+	/* Checkpoints in the failed batches went with them. */
+	w->cp_seq = w->durable_cp_seq;
+	w->since_cp = (unsigned)(w->durable_seq - w->durable_cp_seq);
 	if (w->state == W_STOPPING) {
 		w->state = W_STOPPED;
 		if (w->idle_cb != NULL)
@@ -413,6 +437,12 @@ batch_done(struct writer *w, struct batch *b)
 	/* Read by the forwarders' threads (writer_durable_seq). */
 	__atomic_store_n(&w->durable_seq, b->last_seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, b->last_hash, SHA256_LEN);
+	if (b->newfile)
+		logfile_name(b->first_seq, w->durable_active);
+	if (b->cp_seq != 0) {
+		w->durable_cp_seq = b->cp_seq;
+		memcpy(w->durable_cp_ts, b->cp_ts, sizeof(w->durable_cp_ts));
+	}
 	w->stat_batches++;
 	w->stat_records += b->records;
 	w->stat_bytes += b->data.len;
@@ -540,6 +570,7 @@ writer_recover(struct writer *w, char *err, size_t errlen)
 		snprintf(w->active, sizeof(w->active), "%s", st.name);
 		w->active_bytes = st.size;
 	}
+	memcpy(w->durable_active, w->active, sizeof(w->durable_active));
 	__atomic_store_n(&w->durable_seq, w->chain.seq, __ATOMIC_RELEASE);
 	memcpy(w->durable_hash, w->chain.hash, SHA256_LEN);
 	w->state = W_RUNNING;
@@ -583,9 +614,13 @@ static void
 cp_timer_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	struct writer	*w = arg;
+	struct timeval	 tv = { w->conf.checkpoint_seconds, 0 };
 
 	if (w->state == W_RUNNING && w->chain.seq > w->cp_seq)
-		writer_checkpoint(w);
+		writer_checkpoint(w);		/* arms the next one */
+	/* Nothing new to sign (or the signing failed): look a period on. */
+	if (!evtimer_pending(w->cp_ev, NULL))
+		evtimer_add(w->cp_ev, &tv);
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -595,7 +630,6 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
     EVP_PKEY *key, char *err, size_t errlen)
 {
 	struct writer	*w = xcalloc(1, sizeof(*w));
-	struct timeval	 tv;
 	pthread_condattr_t ca;
 
 	w->conf = *conf;
@@ -621,7 +655,7 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	w->commit_ev = event_new(base, -1, 0, commit_cb, w);
 	w->done_ev = event_new(base, w->efd, EV_READ | EV_PERSIST, done_cb, w);
 	w->retry_ev = evtimer_new(base, retry_cb, w);
-	w->cp_ev = event_new(base, -1, EV_PERSIST, cp_timer_cb, w);
+	w->cp_ev = evtimer_new(base, cp_timer_cb, w);
 	if (w->commit_ev == NULL || w->done_ev == NULL || w->retry_ev == NULL ||
 	    w->cp_ev == NULL)
 		fatalx("event_new");
@@ -630,9 +664,8 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 	event_priority_set(w->commit_ev,
 	    event_base_get_npriorities(base) - 1);
 	event_add(w->done_ev, NULL);
-	tv.tv_sec = conf->checkpoint_seconds;
-	tv.tv_usec = 0;
-	event_add(w->cp_ev, &tv);
+	w->cp_mono_ms = mono_ms();
+	cp_timer_arm(w);
 	if (writer_recover(w, err, errlen) == -1) {
 		writer_free(w);
 		return NULL;
@@ -660,8 +693,6 @@ writer_on_halt(struct writer *w, writer_notify_cb *cb, void *arg)
 void
 writer_reconfigure(struct writer *w, const struct audit_conf *c)
 {
-	struct timeval	 tv = { c->checkpoint_seconds, 0 };
-
 	lock(w);
 	w->conf.max_event_bytes = c->max_event_bytes;
 	w->conf.code_sample_bytes = c->code_sample_bytes;
@@ -677,8 +708,9 @@ writer_reconfigure(struct writer *w, const struct audit_conf *c)
 	w->conf.zero_ahead = c->zero_ahead;
 	if (!c->zero_ahead)
 		pthread_cond_signal(&w->cv);
+	/* A new every_seconds counts from the last checkpoint too. */
+	cp_timer_arm(w);
 	unlock(w);
-	event_add(w->cp_ev, &tv);
 }
 
 void
@@ -743,11 +775,12 @@ writer_status_json(const struct writer *w)
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:I, s:s, s:I, s:I, s:s, "
 	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "state", names[w->state], "chain_id", w->chain_id,
-	    "active_file", w->active,
+	    "active_file", w->durable_active,
 	    "seq", (json_int_t)w->chain.seq, "hash", head,
 	    "durable_seq", (json_int_t)w->durable_seq, "durable_hash", dur,
 	    "queue", (json_int_t)(w->chain.seq - w->durable_seq),
-	    "checkpoint_seq", (json_int_t)w->cp_seq, "checkpoint_ts", w->cp_ts,
+	    "checkpoint_seq", (json_int_t)w->durable_cp_seq,
+	    "checkpoint_ts", w->durable_cp_ts,
 	    "dropped_total", (json_int_t)w->dropped_total,
 	    "batches", (json_int_t)w->stat_batches,
 	    "syncs", (json_int_t)__atomic_load_n(&w->stat_syncs,

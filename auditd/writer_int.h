@@ -54,6 +54,8 @@ struct batch {
 	uint64_t	 first_seq, last_seq;
 	uint8_t		 last_hash[SHA256_LEN];
 	int		 newfile;	/* create audit-<first_seq>.log first */
+	uint64_t	 cp_seq;	/* its last checkpoint record, or 0 */
+	char		 cp_ts[TS_LEN + 1];
 	json_t		*expired;	/* files to delete once durable */
 	struct buf	 offhost;	/* checkpoint lines, written after */
 	uint64_t	 reported;	/* refused/lost events this batch records */
@@ -94,8 +96,14 @@ struct writer {
 	char			 active[LOGFILE_NAME_MAX];
 	uint64_t		 active_bytes;
 	uint64_t		 cp_seq;	/* seq of the last checkpoint record */
-	char			 cp_ts[TS_LEN + 1];
+	uint64_t		 cp_mono_ms;	/* when it was signed: the
+						   time-based one is due
+						   every_seconds after */
 	unsigned		 since_cp;
+	/* The file and the last checkpoint on disk: what status reports. */
+	char			 durable_active[LOGFILE_NAME_MAX];
+	uint64_t		 durable_cp_seq;
+	char			 durable_cp_ts[TS_LEN + 1];
 	enum writer_state	 state;
 	enum audit_action	 fail_action;
 	char			 fail_reason[128];

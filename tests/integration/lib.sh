@@ -92,6 +92,20 @@ expect_records() {
 
 rawclient() { "$PY" "$HERE/rawclient.py" "$SOCK" "$@"; }
 
+# tls_certs: a CA ($T/ca.pem, .key) and the certificate it signed for a
+# collector on loopback, localhost and 127.0.0.1 ($T/server.pem, .key).
+tls_certs() {
+	( cd "$T" &&
+	  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	      -days 2 -subj /CN=test-ca -keyout ca.key -out ca.pem &&
+	  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	      -subj /CN=localhost -keyout server.key -out server.csr &&
+	  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >ext &&
+	  openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key \
+	      -CAcreateserial -days 2 -extfile ext -out server.pem ) \
+	    >/dev/null 2>&1 || fail "openssl"
+}
+
 # ---------------------------------------------------------------- mcp-exec
 MX="$BIN/mcp-exec"
 R="$T/rules"			# the shipped policy, pointed at this test
