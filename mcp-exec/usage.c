@@ -8,10 +8,10 @@
 
 #include "usage.h"
 
-void
-mcpexec_usage(void)
+static void
+usage_print(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 	    "usage: mcp-exec [-dnv] [--stdio | --http [ADDR:]PORT] "
 	    "[--rules DIR]\n"
 	    "                [--profile NAME] [--state-dir DIR] "
@@ -21,7 +21,20 @@ mcpexec_usage(void)
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR]\n"
 	    "                    [--audit-socket PATH] -- CMD [ARG...]\n");
+}
+
+void
+mcpexec_usage(void)
+{
+	usage_print(stderr);
 	exit(2);
+}
+
+void
+mcpexec_help(void)
+{
+	usage_print(stdout);
+	exit(fflush(stdout) == 0 ? 0 : 1);
 }
 
 int
