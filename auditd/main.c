@@ -51,7 +51,7 @@ struct daemon {
 static __attribute__((noreturn)) void
 usage(int help)
 {
-	fprintf(help ? stdout : stderr, "usage: stockade-auditd [-dnv] "
+	fprintf(help ? stdout : stderr, "usage: stockade-auditd [-dhnv] "
 	    "[-f config] [--socket path] [--log-dir dir]\n"
 	    "                       [--key file] [--checkpoints dir]\n");
 	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);

@@ -12,12 +12,13 @@ static void
 usage_print(FILE *f)
 {
 	fprintf(f,
-	    "usage: mcp-exec [-dnv] [--stdio | --http [ADDR:]PORT] "
+	    "usage: mcp-exec [-dhnv] [--stdio | --http [ADDR:]PORT] "
 	    "[--rules DIR]\n"
 	    "                [--profile NAME] [--state-dir DIR] "
 	    "[--audit-socket PATH]\n"
 	    "                [--netguard-socket PATH]\n"
-	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
+	    "       mcp-exec run [-h] [--rules DIR] [--profile NAME] "
+	    "[--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR]\n"
 	    "                    [--audit-socket PATH] -- CMD [ARG...]\n");

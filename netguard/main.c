@@ -29,7 +29,7 @@ static __attribute__((noreturn)) void
 usage(int help)
 {
 	fprintf(help ? stdout : stderr,
-	    "usage: netguard [-dnv] [--rules DIR] [--socket PATH] "
+	    "usage: netguard [-dhnv] [--rules DIR] [--socket PATH] "
 	    "[--audit-socket PATH]\n"
 	    "                [--uplink-netns NAME|PATH] [--state-dir DIR]\n");
 	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);
