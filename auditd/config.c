@@ -67,7 +67,7 @@ audit_conf_defaults(struct audit_conf *c)
 	c->keep_files = 50;
 	c->batch_max_events = 4096;
 	c->busy_poll_us = AUDIT_BUSY_POLL_US;
-	c->zero_ahead = 1;
+	c->zero_ahead = 0;	/* the active file stays text (policy.md) */
 	snprintf(c->key_path, sizeof(c->key_path),
 	    "/etc/stockade/keys/checkpoint.key");
 	c->checkpoint_events = 10000;

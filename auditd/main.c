@@ -50,13 +50,14 @@ struct daemon {
 	int			 stopping;
 };
 
+/* -h, --help: on stdout, exit 0; a bad command line: stderr, 2. */
 static __attribute__((noreturn)) void
-usage(void)
+usage(int help)
 {
-	fprintf(stderr, "usage: stockade-auditd [-dnv] [-f config] "
-	    "[--socket path] [--log-dir dir]\n"
+	fprintf(help ? stdout : stderr, "usage: stockade-auditd [-dhnv] "
+	    "[-f config] [--socket path] [--log-dir dir]\n"
 	    "                       [--key file] [--checkpoints dir]\n");
-	exit(2);
+	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);
 }
 
 static void
@@ -213,6 +214,7 @@ main(int argc, char *argv[])
 		{ "log-dir", required_argument, NULL, 'L' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "checkpoints", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct daemon	 d;
@@ -222,11 +224,13 @@ main(int argc, char *argv[])
 	int		 ch, foreground = 0, verbose = 0, check_only = 0, i;
 
 	memset(&d, 0, sizeof(d));
-	while ((ch = getopt_long(argc, argv, "df:nv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "df:hnv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			foreground = 1;
 			break;
+		case 'h':
+			usage(1);
 		case 'f':
 			d.config_path = optarg;
 			break;
@@ -249,11 +253,11 @@ main(int argc, char *argv[])
 			d.ov.checkpoints = optarg;
 			break;
 		default:
-			usage();
+			usage(0);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(0);
 	log_init("stockade-auditd", foreground || check_only, verbose);
 	if (load_conf(d.config_path, &d.ov, &d.conf) == -1)
 		exit(1);

@@ -6,13 +6,16 @@
  * line remains; a failed fdatasync is never retried on the same descriptor
  * (Linux clears the error and a retry would falsely succeed): the file is
  * closed and the thread stops until the loop thread has re-read the head
- * of the chain from disk.  While idle it writes zeros ahead of the records
- * (durable before any record lands on them), so a batch's fdatasync
- * flushes data alone: appending changes the size, and the journal commit
- * that costs is most of an fdatasync on ext4.  A file is cut to its records
+ * of the chain from disk.  With flush.zero_ahead on (off by default: the
+ * active file then stays a text file grep and file-following shippers
+ * read), while idle it writes zeros ahead of the records (durable before
+ * any record lands on them), so a batch's fdatasync flushes data alone:
+ * appending changes the size, and the journal commit that costs is most
+ * of an fdatasync on ext4 (blocks fallocate'd ahead with KEEP_SIZE spare
+ * none of it: the size still changes).  A file is cut to its records
  * before it is closed, so only the active file ever has a zero tail, and
- * with flush.zero_ahead off (a tailer that follows the file's size ships
- * it) none: the thread cuts what is there when next idle and fills no more.
+ * with flush.zero_ahead off none: the thread cuts what is there when next
+ * idle and fills no more.
  * When it owns nothing, the loop thread may write a small batch through
  * the same io_commit itself (writer_io_inline), saving a lone synchronous
  * writer the two hand-offs.

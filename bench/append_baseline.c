@@ -3,8 +3,12 @@
  * existing log to a new file in batches of N lines, one fdatasync per
  * batch, with no JSON, hashing or sockets.  Prints lines per second.
  * With "zeroed", the file is zero-filled (and synced) first and the lines
- * overwrite the zeros: what the daemon's writer does, at the disk's limit.
+ * overwrite the zeros: what the daemon's writer did with flush.zero_ahead.
+ * With "keepsize", its blocks are allocated first past the end
+ * (fallocate FALLOC_FL_KEEP_SIZE, synced), so the size still grows with
+ * each append but no block is allocated on the way.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,15 +26,17 @@ main(int argc, char *argv[])
 	size_t		 len;
 	uint64_t	 batch, lines = 0, inbatch;
 	double		 secs;
-	int		 fd, zeroed;
+	int		 fd, zeroed, keepsize;
 
-	if ((argc != 4 && (argc != 5 || strcmp(argv[4], "zeroed") != 0)) ||
+	if ((argc != 4 && (argc != 5 || (strcmp(argv[4], "zeroed") != 0 &&
+	    strcmp(argv[4], "keepsize") != 0))) ||
 	    parse_u64(argv[3], 1, 1000000, &batch) == -1) {
 		fprintf(stderr, "usage: append_baseline INPUT OUTPUT LINES-PER-"
-		    "FDATASYNC [zeroed]\n");
+		    "FDATASYNC [zeroed | keepsize]\n");
 		return 2;
 	}
-	zeroed = argc == 5;
+	zeroed = argc == 5 && strcmp(argv[4], "zeroed") == 0;
+	keepsize = argc == 5 && !zeroed;
 	if (read_file(argv[1], 1ULL << 34, &data, &len) == -1) {
 		perror(argv[1]);
 		return 2;
@@ -48,6 +54,11 @@ main(int argc, char *argv[])
 			return 2;
 		}
 		free(z);
+	}
+	if (keepsize && (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)len) ==
+	    -1 || fsync(fd) == -1)) {
+		fprintf(stderr, "%s: fallocate: %s\n", argv[2], strerror(errno));
+		return 2;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (p = data, end = data + len; p < end; p = nl) {

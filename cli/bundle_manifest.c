@@ -85,7 +85,10 @@ walk_dir(const char *dir, char *msg, size_t msglen)
 		walk_free();
 		return -1;
 	}
-	qsort(walk.names, walk.n, sizeof(char *), str_cmp);
+	/* A bundle of only its MANIFEST walks to no names, and no array:
+	 * qsort's pointer may not be NULL even for none. */
+	if (walk.n > 1)
+		qsort(walk.names, walk.n, sizeof(char *), str_cmp);
 	return 0;
 }
 

@@ -10,10 +10,10 @@
 #include "log.h"
 #include "version.h"
 
-static int
-usage(void)
+static void
+usage_print(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 	    "usage: stockade audit keygen DIR\n"
 	    "       stockade audit verify DIR [--pubkey FILE] [--checkpoints DIR]\n"
 	    "       stockade audit verify --bundle DIR|TAR [--pubkey FILE]\n"
@@ -34,7 +34,29 @@ usage(void)
 	    "       stockade status [--audit-socket PATH] [--netguard-socket PATH]\n"
 	    "                       [--mcp-state DIR] [--json]\n"
 	    "       stockade version\n");
+}
+
+static int
+usage(void)
+{
+	usage_print(stderr);
 	return EXIT_USAGE;
+}
+
+/*
+ * -h or --help anywhere before "--": the usage on stdout, and nothing
+ * done.  Asked here, once, so that no subcommand can take it for an
+ * argument (keygen made a folder named --help).
+ */
+static int
+help_asked(int argc, char *argv[])
+{
+	int	 i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return 1;
+	return 0;
 }
 
 int
@@ -43,6 +65,10 @@ main(int argc, char *argv[])
 	log_init("stockade", 1, 0);
 	if (argc < 2)
 		return usage();
+	if (help_asked(argc, argv)) {
+		usage_print(stdout);
+		return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+	}
 	if (strcmp(argv[1], "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
 	if (strcmp(argv[1], "net") == 0)

@@ -79,9 +79,22 @@ if [ "$(id -u)" = 0 ]; then
 	done
 	ng_line="netguard         socket $S/run/netguard.sock (egress policies: rules/network/)"
 	mcp_line="mcp-exec         MCP (Streamable HTTP) at http://127.0.0.1:$PORT/mcp"
+	# The tools, as the server lists them to a local client: one
+	# stateless 2026-07-28 request, so no MCP session is left open.
+	tools=$(curl -s --max-time 10 -H 'Content-Type: application/json' \
+	    -H 'Accept: application/json' -H 'MCP-Protocol-Version: 2026-07-28' \
+	    -H 'Mcp-Method: tools/list' -d '{"jsonrpc": "2.0", "id": 1,
+	    "method": "tools/list", "params": {"_meta": {
+	    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+	    "io.modelcontextprotocol/clientCapabilities": {}}}}' \
+	    "http://127.0.0.1:$PORT/mcp" | python3 -c 'import json, sys
+print(", ".join(t["name"] for t in json.load(sys.stdin)["result"]["tools"]))') ||
+	    tools="tools/list failed"
+	connect="tools: ${tools:-none for server.local_principal, see rules/principals.yaml}"
 else
 	ng_line="netguard         not started: it needs root (network namespaces)"
 	mcp_line="mcp-exec         not started: it needs root (sandboxes)"
+	connect="as root, where mcp-exec runs"
 fi
 
 cat <<MSG
@@ -91,7 +104,7 @@ Stockade is running (Ctrl-C stops it; edit $RULES, then \`make reload\`).
   $ng_line
   $mcp_line
 
-Connect an MCP client (tools: execute_python, run_command, close_session):
+Connect an MCP client ($connect):
   Claude Desktop / Cursor (mcpServers), the server over stdio, as root:
     {"mcpServers": {"stockade": {"command": "$B/mcp-exec",
       "args": ["--stdio", "--rules", "$RULES", "--state-dir", "$S/mcp-exec",

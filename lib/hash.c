@@ -23,22 +23,64 @@ base64_encode(const uint8_t *p, size_t n, char *out)
 	EVP_EncodeBlock((unsigned char *)out, p, (int)n);
 }
 
+/* A character's 6 bits in the form's alphabet (RFC 4648 §4, §5), or -1. */
+static int
+base64_value(enum base64_form f, unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == (f == BASE64_URL ? '-' : '+'))
+		return 62;
+	if (c == (f == BASE64_URL ? '_' : '/'))
+		return 63;
+	return -1;
+}
+
+int
+base64_check(enum base64_form f, const char *s, size_t len)
+{
+	size_t	 data = len, i, tail;
+	int	 v = 0;
+
+	if (len > BASE64_INPUT_MAX)
+		return -1;
+	if (f == BASE64_STD) {
+		if (len % 4 != 0)
+			return -1;
+		/* Up to two '=', only at the very end. */
+		while (data > 0 && len - data < 2 && s[data - 1] == '=')
+			data--;
+	}
+	for (i = 0; i < data; i++)
+		if ((v = base64_value(f, (unsigned char)s[i])) == -1)
+			return -1;
+	/* A last group of one character holds no whole byte; of two or
+	 * three, the bits past the data must be zero (§3.5), so that a
+	 * byte string has one spelling. */
+	tail = data % 4;
+	if (tail == 1 || (tail == 2 && (v & 0x0f) != 0) ||
+	    (tail == 3 && (v & 0x03) != 0))
+		return -1;
+	return (int)(data / 4 * 3 + (tail > 0 ? tail - 1 : 0));
+}
+
 int
 base64_decode(const char *s, size_t len, uint8_t *out, size_t outmax)
 {
 	int	 n;
-	size_t	 pad = 0;
 
-	if (len % 4 != 0 || len / 4 * 3 > outmax)
+	/* Checked first: EVP_DecodeBlock skips whitespace, takes '-' as an
+	 * end and '=' anywhere; past the check it sees whole groups only. */
+	if ((n = base64_check(BASE64_STD, s, len)) == -1 ||
+	    len / 4 * 3 > outmax)
 		return -1;
-	if ((n = EVP_DecodeBlock(out, (const unsigned char *)s, (int)len)) < 0)
+	if (EVP_DecodeBlock(out, (const unsigned char *)s, (int)len) < 0)
 		return -1;
-	/* EVP_DecodeBlock counts padding as data; take it back off. */
-	if (len >= 1 && s[len - 1] == '=')
-		pad++;
-	if (len >= 2 && s[len - 2] == '=')
-		pad++;
-	return n - (int)pad;
+	return n;
 }
 
 static void

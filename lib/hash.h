@@ -43,7 +43,21 @@ int	hex_lower(const char *s, size_t n);
 #define BASE64_LEN(n)	(4 * (((n) + 2) / 3) + 1)
 /* out must hold BASE64_LEN(n) bytes. */
 void	base64_encode(const uint8_t *, size_t, char *out);
-/* Returns decoded length or -1; out must hold 3 * (len / 4) bytes. */
+/*
+ * RFC 4648 base64, strictly: a character outside the alphabet is refused
+ * (§3.3; whitespace and line ends too), padding is exact, and the bits
+ * past the data must be zero (§3.5), so one byte string has one spelling
+ * and whoever else decodes it (a gateway that routes on a header) reads
+ * the same bytes.  BASE64_STD is §4, padded: the form MCP's
+ * =?base64?...?= headers, inline files and our checkpoints use.
+ * BASE64_URL is §5 unpadded, as JWS (RFC 7515 §2) has it.
+ */
+enum base64_form { BASE64_STD, BASE64_URL };
+#define BASE64_INPUT_MAX	((size_t)1 << 30)	/* keeps lengths in an int */
+/* The decoded length of s, or -1 when it is not strictly base64. */
+int	base64_check(enum base64_form, const char *s, size_t len);
+/* BASE64_STD: returns decoded length or -1; out must hold 3 * (len / 4)
+ * bytes (outmax). */
 int	base64_decode(const char *, size_t len, uint8_t *out, size_t outmax);
 
 int	 ed25519_keygen(const char *privpath, const char *pubpath,

@@ -77,6 +77,7 @@ cmd_run(int argc, char *argv[])
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "artifacts", required_argument, NULL, 'a' },
 		{ "audit-socket", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct run_audit	 ra;
@@ -95,8 +96,10 @@ cmd_run(int argc, char *argv[])
 
 	memset(&rq, 0, sizeof(rq));
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'h':
+			mcpexec_help();
 		case 'r':
 			rules = optarg;
 			break;

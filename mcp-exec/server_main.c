@@ -86,6 +86,7 @@ cmd_serve(int argc, char *argv[])
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "audit-socket", required_argument, NULL, 'A' },
 		{ "netguard-socket", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server	 srv;
@@ -101,10 +102,12 @@ cmd_serve(int argc, char *argv[])
 
 	memset(&srv, 0, sizeof(srv));
 	o->rules_dir = MCPEXEC_DEFAULT_RULES;
-	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "dhnv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			break;
+		case 'h':
+			mcpexec_help();
 		case 'i':
 			use_stdio = 1;
 			break;

@@ -8,20 +8,34 @@
 
 #include "usage.h"
 
-void
-mcpexec_usage(void)
+static void
+usage_print(FILE *f)
 {
-	fprintf(stderr,
-	    "usage: mcp-exec [-dnv] [--stdio | --http [ADDR:]PORT] "
+	fprintf(f,
+	    "usage: mcp-exec [-dhnv] [--stdio | --http [ADDR:]PORT] "
 	    "[--rules DIR]\n"
 	    "                [--profile NAME] [--state-dir DIR] "
 	    "[--audit-socket PATH]\n"
 	    "                [--netguard-socket PATH]\n"
-	    "       mcp-exec run [--rules DIR] [--profile NAME] [--file PATH]...\n"
+	    "       mcp-exec run [-h] [--rules DIR] [--profile NAME] "
+	    "[--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "
 	    "[--artifacts DIR]\n"
 	    "                    [--audit-socket PATH] -- CMD [ARG...]\n");
+}
+
+void
+mcpexec_usage(void)
+{
+	usage_print(stderr);
 	exit(2);
+}
+
+void
+mcpexec_help(void)
+{
+	usage_print(stdout);
+	exit(fflush(stdout) == 0 ? 0 : 1);
 }
 
 int

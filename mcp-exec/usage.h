@@ -12,6 +12,8 @@
 
 /* Prints the usage of both and exits 2. */
 void	mcpexec_usage(void) __attribute__((noreturn));
+/* -h, --help: the same on stdout, exit 0. */
+void	mcpexec_help(void) __attribute__((noreturn));
 /* 0 as root; otherwise says why root is needed and returns -1. */
 int	mcpexec_need_root(void);
 

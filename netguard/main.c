@@ -24,14 +24,15 @@
 
 #define DEFAULT_RULES	"/etc/stockade/rules"
 
+/* -h, --help: on stdout, exit 0; a bad command line: stderr, 2. */
 static __attribute__((noreturn)) void
-usage(void)
+usage(int help)
 {
-	fprintf(stderr,
-	    "usage: netguard [-dnv] [--rules DIR] [--socket PATH] "
+	fprintf(help ? stdout : stderr,
+	    "usage: netguard [-dhnv] [--rules DIR] [--socket PATH] "
 	    "[--audit-socket PATH]\n"
 	    "                [--uplink-netns NAME|PATH] [--state-dir DIR]\n");
-	exit(2);
+	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);
 }
 
 static void
@@ -95,6 +96,7 @@ main(int argc, char *argv[])
 		{ "audit-socket", required_argument, NULL, 'A' },
 		{ "uplink-netns", required_argument, NULL, 'U' },
 		{ "state-dir", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct netguard	 ng;
@@ -106,11 +108,13 @@ main(int argc, char *argv[])
 
 	memset(&ng, 0, sizeof(ng));
 	ng.rules_dir = DEFAULT_RULES;
-	while ((ch = getopt_long(argc, argv, "dnv", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "dhnv", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			foreground = 1;
 			break;
+		case 'h':
+			usage(1);
 		case 'n':
 			check_only = 1;
 			break;
@@ -133,11 +137,11 @@ main(int argc, char *argv[])
 			state = optarg;
 			break;
 		default:
-			usage();
+			usage(0);
 		}
 	}
 	if (optind != argc)
-		usage();
+		usage(0);
 	log_init("netguard", foreground || check_only, verbose);
 	conf_errors_clear();
 	if (ng_conf_load(ng.rules_dir, &ng.conf) == -1 ||

@@ -484,7 +484,7 @@ http_request_cb(struct evhttp_request *req, void *arg)
 		return;
 	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
 	    strcmp(path, HTTP_METADATA_PATH HTTP_PATH) == 0)) {
-		http_handle_metadata(tr, req, host);
+		http_handle_metadata(tr, req);
 		return;
 	}
 	if (path != NULL && strcmp(path, HTTP_METRICS_PATH) == 0) {

@@ -3,7 +3,8 @@
  * access token from a configured issuer (oauth.c), or a client
  * certificate verified in the TLS handshake (mtls.c).  Everything here is
  * the client's and untrusted until one of those has vouched for it.
- * Answers RFC 9728 metadata, 401 with WWW-Authenticate naming it, 403
+ * Answers RFC 9728 metadata (when an issuer is configured), 401 with
+ * WWW-Authenticate (naming the metadata when there is any), 403
  * insufficient_scope; audits refusals (rate-limited) and the proof
  * behind every MCP session.
  */
@@ -114,14 +115,29 @@ http_auth_ssl(struct http_tr *tr, SSL *ssl)
 	SSL_set_app_data(ssl, &tr->mtls_hook);
 }
 
+/* 1 when an OAuth client has an authorization server to go to. */
+static int
+oauth_offered(const struct http_tr *tr)
+{
+	return principals_issuers(tr->srv->principals)->n > 0;
+}
+
+/*
+ * The challenge names RFC 9728 metadata only when there is an issuer to
+ * put in it: metadata without authorization_servers (the MCP spec asks
+ * for at least one) sends OAuth clients (mcp-remote, the Inspector) into
+ * a registration that cannot work for what is a mistyped static token.
+ */
 static void
 reply_unauthorized(struct http_tr *tr, struct evhttp_request *req,
     const char *host, int presented)
 {
-	char	 v[HTTP_HOST_LEN + 200];
+	char	 v[HTTP_HOST_LEN + 200], md[HTTP_HOST_LEN + 100] = "";
 
-	snprintf(v, sizeof(v), "Bearer realm=\"%s\", resource_metadata="
-	    "\"%s://%s%s\"%s", HTTP_REALM, scheme(tr), host, HTTP_METADATA_PATH,
+	if (oauth_offered(tr))
+		snprintf(md, sizeof(md), ", resource_metadata=\"%s://%s%s\"",
+		    scheme(tr), host, HTTP_METADATA_PATH);
+	snprintf(v, sizeof(v), "Bearer realm=\"%s\"%s%s", HTTP_REALM, md,
 	    presented ? ", error=\"invalid_token\"" : "");
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "WWW-Authenticate", v);
@@ -298,14 +314,18 @@ http_auth_session(struct http_tr *tr, struct evhttp_request *req,
 }
 
 void
-http_handle_metadata(struct http_tr *tr, struct evhttp_request *req,
-    const char *host)
+http_handle_metadata(struct http_tr *tr, struct evhttp_request *req)
 {
 	struct oauth_issuers	*set = principals_issuers(tr->srv->principals);
-	char			 resource[HTTP_HOST_LEN + 16];
 	json_t			*md, *servers, *scopes;
 	size_t			 i, k;
 
+	/* No issuer, nothing to discover: as any unknown path. */
+	if (!oauth_offered(tr)) {
+		http_reply_error(req, 404, RPC_SERVER_ERROR, "no OAuth "
+		    "authorization server is configured");
+		return;
+	}
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_GET) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Allow", "GET");
@@ -313,12 +333,10 @@ http_handle_metadata(struct http_tr *tr, struct evhttp_request *req,
 		return;
 	}
 	/* RFC 9728: the resource is the audience the issuers mint for. */
-	snprintf(resource, sizeof(resource), "%s://%s%s", scheme(tr), host,
-	    HTTP_PATH);
-	md = json_pack("{s:s, s:[s], s:s}", "resource", set->n > 0 ?
-	    set->v[0].audience : resource, "bearer_methods_supported",
-	    "header", "resource_name", SERVER_NAME);
-	if (md != NULL && set->n > 0) {
+	md = json_pack("{s:s, s:[s], s:s}", "resource", set->v[0].audience,
+	    "bearer_methods_supported", "header", "resource_name",
+	    SERVER_NAME);
+	if (md != NULL) {
 		servers = json_array();
 		scopes = json_array();
 		for (i = 0; i < set->n; i++) {

@@ -120,8 +120,7 @@ int	http_authenticate(struct http_tr *, struct evhttp_request *,
 void	http_auth_session(struct http_tr *, struct evhttp_request *,
 	    const struct http_auth *, struct tool_client *);
 void	http_auth_ssl(struct http_tr *, SSL *);
-void	http_handle_metadata(struct http_tr *, struct evhttp_request *,
-	    const char *host);
+void	http_handle_metadata(struct http_tr *, struct evhttp_request *);
 /* The request's peer address as text ("?" unknown; evhttp's storage). */
 const char *http_peer(struct evhttp_request *);
 /* A refusal for the audit trail, rate-limited (c may be NULL). */

@@ -220,24 +220,31 @@ key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
 }
 
 /*
- * RFC 7515 compact form: three base64url parts, no padding.  Checked
- * before libcjose sees the bytes: cjose 0.6.2 asserts (aborts the
- * process) on a '=' inside a part, which a client could send.
+ * RFC 7515 compact form: three base64url parts, no padding, each strictly
+ * base64 (lib/hash.h).  Checked before libcjose sees the bytes: cjose
+ * 0.6.2 asserts (aborts the process) on a '=' inside a part, which a
+ * client could send, and decodes pad bits it should refuse, so that one
+ * signature had sixteen spellings.
  */
 static int
 compact_ok(const char *t, size_t len)
 {
-	static const char b64url[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
-	    "KLMNOPQRSTUVWXYZ0123456789-_";
-	size_t	 i, dots = 0;
+	const char	*part = t, *dot;
+	size_t		 parts = 0;
 
-	for (i = 0; i < len; i++) {
-		if (t[i] == '.')
-			dots++;
-		else if (t[i] == '\0' || strchr(b64url, t[i]) == NULL)
+	if (memchr(t, '\0', len) != NULL)
+		return 0;
+	for (;;) {
+		dot = memchr(part, '.', len - (size_t)(part - t));
+		if (base64_check(BASE64_URL, part, dot != NULL ?
+		    (size_t)(dot - part) : len - (size_t)(part - t)) == -1)
 			return 0;
+		parts++;
+		if (dot == NULL)
+			break;
+		part = dot + 1;
 	}
-	return dots == 2;
+	return parts == 3;
 }
 
 static struct oauth_issuer *

@@ -6,6 +6,11 @@
 # runs one target for ten minutes.
 set -eu
 : "${BUILD:=build/fuzz}" "${FUZZ_SECONDS:=60}"
+# The targets are built with UBSan in its recovering mode, where a finding
+# is printed and the run goes on: make it stop, and keep the input, as
+# `make check` (-fno-sanitize-recover) would.  The caller's options follow
+# and may add to these.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 for src in "$@"; do
 	name=$(basename "$src" .c)
 	corpus="tests/fuzz/corpus/${name#fuzz_}"

@@ -4,6 +4,20 @@
 # intact and on a tampered log.
 . "$(dirname "$0")/lib.sh"
 
+# --help and -h, for every program and where a subcommand's options are:
+# the usage on stdout, exit 0, nothing done (keygen once wrote its keys
+# to a folder named --help).
+(cd "$T" && for cmd in "$BIN/mcp-exec --help" "$BIN/mcp-exec -h" "$BIN/mcp-exec run --help" \
+    "$BIN/mcp-exec run -h" "$BIN/stockade-auditd --help" "$BIN/netguard --help" \
+    "$STOCKADE --help" "$STOCKADE audit --help" "$STOCKADE audit keygen --help" \
+    "$STOCKADE audit verify -h" "$STOCKADE rules check --help" "$STOCKADE status --help" \
+    "$STOCKADE net status --help"; do
+	out=$($cmd 2>"$T/help.err") || fail "$cmd: exit $?: $(cat "$T/help.err")"
+	echo "$out" | grep -q "^usage: " || fail "$cmd: no usage on stdout: $out"
+	[ ! -s "$T/help.err" ] || fail "$cmd: said on stderr: $(cat "$T/help.err")"
+done; [ ! -e "$T/--help" ]) || fail "--help (see above)"
+note "--help and -h: the usage, exit 0, for every program and subcommand"
+
 start_auditd
 out=$(printf '%s\n' \
     '{"event":"operator_note","principal":"user:ops","message":"maintenance"}' \

@@ -80,6 +80,13 @@ assert r["stdout"] == "42\n", r
 old = r["session_id"]
 print("  HTTP config: a call runs")
 
+# The tools it says the server offers are the ones tools/list lists.
+said = re.search(r"^Connect an MCP client \(tools: (.*)\):$", out, re.M)
+assert said, "make run names no tools"
+listed = [t["name"] for t in h.call("tools/list")["tools"]]
+assert said.group(1).split(", ") == listed, (said.group(1), listed)
+print("  the tools it names: all %d of tools/list" % len(listed))
+
 # The Inspector's line (npx fetches Node 22 and the Inspector from npm).
 o = sh(line("npx -y"), timeout=300)
 assert '"execute_python"' in o, o[-500:]

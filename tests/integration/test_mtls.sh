@@ -127,14 +127,30 @@ kill -HUP "$MX_PID"
 for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] && break; sleep 0.02; done
 [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] || fail "second reload: $(tail -3 "$T/mx.err")"
 [ "$(hs "")" = 401 ] || fail "require: false, no certificate, no token: not 401"
-grep -qi '^WWW-Authenticate: Bearer .*resource_metadata="https://' "$T/head" ||
-    fail "401 over TLS without an https resource_metadata: $(cat "$T/head")"
+# No OAuth issuer: a plain challenge, no metadata to send OAuth clients to.
+tr -d '\r' <"$T/head" | grep -qix 'WWW-Authenticate: Bearer realm="stockade"' ||
+    fail "401 over TLS without issuers: $(cat "$T/head")"
 st=$(curl -s -o /dev/null -w '%{http_code}' --cacert "$P/ca.crt" -H "Authorization: Bearer $TOK" \
     -H 'Content-Type: application/json' -H 'Accept: application/json' -d "$INIT" \
     "https://127.0.0.1:$PORT/mcp")
 [ "$st" = 200 ] || fail "require: false, a token without a certificate: $st"
 [ "$(hs revoked)" = 000 ] || fail "require: false let a revoked certificate through"
 note "require: false: no certificate needs a token; a bad certificate still fails"
+
+# An issuer (never reached: its keys cannot be fetched): now the 401 names
+# the RFC 9728 metadata, at this listener's https address.
+printf 'issuers:\n  - issuer: "http://127.0.0.1:1/idp"\n    audience: "https://127.0.0.1:%s/mcp"\n    insecure_http_loopback: true\n' \
+    "$PORT" >>"$R/principals.yaml"
+kill -HUP "$MX_PID"
+for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 3 ] && break; sleep 0.02; done
+[ "$(grep -c "reloaded:" "$T/mx.err")" = 3 ] || fail "third reload: $(tail -3 "$T/mx.err")"
+[ "$(hs "")" = 401 ] || fail "with an issuer, no certificate, no token: not 401"
+grep -qi "^WWW-Authenticate: Bearer realm=\"stockade\", resource_metadata=\"https://127.0.0.1:$PORT/.well-known/oauth-protected-resource\"" "$T/head" ||
+    fail "401 over TLS with an issuer: no https resource_metadata: $(cat "$T/head")"
+curl -s --cacert "$P/ca.crt" "https://127.0.0.1:$PORT/.well-known/oauth-protected-resource" |
+    "$PY" -c 'import json, sys; m = json.load(sys.stdin); assert m["authorization_servers"] == ["http://127.0.0.1:1/idp"], m' ||
+    fail "metadata over TLS with an issuer"
+note "401 names RFC 9728 metadata (https) only once an issuer is configured"
 
 stop_mx || fail "mcp-exec did not stop cleanly"
 verify >/dev/null

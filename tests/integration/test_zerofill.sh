@@ -1,11 +1,13 @@
 #!/bin/bash
-# The active log file is zero-filled ahead of its records on a real disk
-# (ext4 on a loop device here; tmpfs has no journal to spare, so no zeros
-# there).  Readers take the zeros for the end of the records: verify, tail
-# and the daemon's own recovery after kill -9, which cuts the zeros and
-# notes only what was torn.  Rotated and cleanly closed files hold their
-# records and nothing else.  flush.zero_ahead: false, for a tailer that
-# follows the file's size (Filebeat): no zeros, and SIGHUP cuts those there.
+# The audit log on a real disk (ext4 on a loop device here; tmpfs has no
+# journal to spare, so no zeros there ever).  As shipped, and by default,
+# the active file is a text file every tool reads: no NUL, its size that
+# of its records, grep and a file-following shipper see lines.  With
+# flush.zero_ahead: true (opt-in) it is zero-filled ahead of its records
+# while idle; readers take the zeros for the end of the records: verify,
+# tail and the daemon's own recovery after kill -9, which cuts the zeros
+# and notes only what was torn.  Rotated and cleanly closed files hold
+# their records and nothing else.  A SIGHUP back to false cuts the zeros.
 . "$(dirname "$0")/lib.sh"
 
 command -v mkfs.ext4 >/dev/null || fail "mkfs.ext4 missing (e2fsprogs)"
@@ -23,7 +25,26 @@ records_len() { "$PY" -c 'import sys; d = open(sys.argv[1], "rb").read(); print(
 newest() { ls "$LOG"/audit-*.log | tail -1; }
 has_nul() { "$PY" -c 'import sys; sys.exit(0 if b"\0" in open(sys.argv[1], "rb").read() else 1)' "$1"; }
 
-make_conf "rotation: {max_file_bytes: 256K, keep_files: 1000}"
+# As shipped (rules/audit.yaml, paths from the flags) and with no flush
+# section at all: after a load and an idle moment, text only.
+for conf in shipped default; do
+	if [ $conf = shipped ]; then cp "$ROOT/rules/audit.yaml" "$CONF"; else make_conf; fi
+	start_auditd
+	"$LOAD" --socket "$SOCK" --writers 1 --events 200 --window 1 >/dev/null ||
+		fail "load"
+	sleep 0.5	# when the I/O thread, idle, would fill zeros
+	f=$(newest)
+	! has_nul "$f" || fail "$conf: NUL bytes in the active file $f"
+	read -r rec size < <(records_len "$f")
+	[ "$size" = "$rec" ] || fail "$conf: $rec bytes of records, file $size"
+	n=$(grep -c '"seq":' "$f") || fail "$conf: grep finds no records in $f"
+	[ "$n" = "$(wc -l <"$f")" ] || fail "$conf: grep counts $n of $(wc -l <"$f") lines"
+	stop_auditd TERM || fail "$conf: exit status $?"
+	rm -rf "${LOG:?}"/* "${CP:?}"	# a fresh chain for the next daemon
+done
+note "shipped and default: the active file is text, its size that of its records"
+
+make_conf "rotation: {max_file_bytes: 256K, keep_files: 1000}" "flush: {zero_ahead: true}"
 start_auditd
 "$LOAD" --socket "$SOCK" --writers 1 --events 200 --window 1 >/dev/null ||
 	fail "load"
@@ -84,14 +105,14 @@ note "$files files rotated; each closed file cut to its records"
 # flush.zero_ahead: false by SIGHUP: the zeros there are cut while idle, and
 # from then on the file's size follows its records, as a tailer that reads
 # up to the size (Filebeat, tail -F) needs.  No rotation in between.
-make_conf
+make_conf "flush: {zero_ahead: true}"
 start_auditd
 "$LOAD" --socket "$SOCK" --writers 1 --events 100 --window 1 >/dev/null ||
 	fail "load"
 sleep 0.3
 read -r rec size < <(records_len "$(newest)")
 [ "$size" -gt "$rec" ] || fail "no zeros ahead before the reload: $rec of $size"
-make_conf "flush: {zero_ahead: false}"
+make_conf
 kill -HUP "$AUDITD_PID"
 for _ in $(seq 1 100); do
 	has_nul "$(newest)" || break

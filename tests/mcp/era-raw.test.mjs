@@ -198,8 +198,11 @@ test("http: discover needs no session and mints none", async () => {
   assert.ok(r.msg.result.supportedVersions.includes(MODERN));
 });
 
+const b64 = (name) => Buffer.from(name).toString("base64");
+
 test("http: headers must say what the body says (400, -32020)", async () => {
   const call = { name: "execute_python", arguments: { code: "1" }, _meta: meta() };
+  const read = { name: "read_file", arguments: { session_id: "none", path: "x" }, _meta: meta() };
   for (const [what, method, params, headers] of [
     ["no Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": null }],
     ["another Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": "resources/list" }],
@@ -210,6 +213,15 @@ test("http: headers must say what the body says (400, -32020)", async () => {
     ["another Mcp-Name, in base64", "tools/call", call,
       { "Mcp-Name": "=?base64?" + Buffer.from("close_session").toString("base64") + "?=" }],
     ["a broken base64 Mcp-Name", "tools/call", call, { "Mcp-Name": "=?base64?%%%%?=" }],
+    // What OpenSSL's decoder skips, a strict one (a gateway's) refuses:
+    // the name we would run is not the name it authorized (RFC 4648 §3.3).
+    ...[["spaces before", call, "    " + b64("execute_python")],
+      ["tabs before", call, "\t\t\t\t" + b64("execute_python")],
+      ["spaces after", read, b64("read_file") + "    "], ["a '-' after", read, b64("read_file") + "----"],
+      ["no padding", call, b64("execute_python").replace(/=+$/, "")],
+      ["pad bits set", call, b64("execute_python").replace(/4=$/, "5=")]]
+      .map(([how, params, v]) => [`a base64 Mcp-Name with ${how}`, "tools/call", params,
+        { "Mcp-Name": `=?base64?${v}?=` }]),
   ]) {
     const r = await post(method, params, { headers });
     assert.equal(r.status, 400, what);

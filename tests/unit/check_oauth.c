@@ -231,6 +231,20 @@ START_TEST(test_signatures)
 	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
 	    sizeof(why)), OAUTH_OK);
 	ck_assert_str_eq(id.principal, "oidc:svc");
+	/* The same signature spelled with its pad bits set: cjose decodes it
+	 * to the same bytes; a strict decoder refuses the second spelling. */
+	{
+		static const char	 url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789-_";
+		char	*u = xstrdup(t), *last = u + strlen(u) - 1;
+
+		ck_assert_uint_eq(strlen(strrchr(u, '.') + 1) % 4, 2);
+		*last = url[(strchr(url, *last) - url) | 1];
+		ck_assert_int_eq(oauth_verify(&set, u, strlen(u), NOW, &id,
+		    why, sizeof(why)), OAUTH_INVALID);
+		ck_assert_msg(strstr(why, "base64url") != NULL, "%s", why);
+		free(u);
+	}
 	/* Tampered: one byte of the payload. */
 	dot = strchr(t, '.') + 5;
 	*dot = *dot == 'A' ? 'B' : 'A';

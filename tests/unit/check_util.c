@@ -73,6 +73,75 @@ START_TEST(test_hex_and_base64)
 }
 END_TEST
 
+/* RFC 4648 §10's vectors, and what §3.3 and §3.5 let a decoder refuse. */
+static const struct {
+	const char	*in, *out;
+} b64_good[] = {
+	{ "", "" }, { "Zg==", "f" }, { "Zm8=", "fo" }, { "Zm9v", "foo" },
+	{ "Zm9vYg==", "foob" }, { "Zm9vYmE=", "fooba" },
+	{ "Zm9vYmFy", "foobar" }, { "ZXhlY3V0ZV9weXRob24=", "execute_python" },
+};
+
+#define B64(s)	{ s, sizeof(s) - 1 }
+static const struct {
+	const char	*in;
+	size_t		 len;
+} b64_bad[] = {
+	B64("    ZXhlY3V0ZV9weXRob24="),	/* leading spaces: OpenSSL skips them */
+	B64("\t\t\t\tZXhlY3V0ZV9weXRob24="),
+	B64("ZXhlY3V0ZV9weXRob24=    "),	/* trailing spaces */
+	B64("Zm9vYmFy----"),		/* trailing '-': OpenSSL's end mark */
+	B64("Zm9vYmFy\r\n\r\n"),
+	B64("Zm9v YmFy   "),
+	B64("Zm9v\0mFy"),			/* a NUL inside */
+	B64("Zg==\0\0\0\0"),
+	B64("Zg"), B64("Zm8"),		/* padding left off */
+	B64("Zg="), B64("Z==="), B64("===="), B64("Zg=A"), B64("Zg==Zg=="),
+	B64("Zh=="), B64("Zm9="),		/* pad bits not zero: a second spelling */
+	B64("-_8="),			/* the URL alphabet */
+	B64("Zm9v\xc3\xa9=="),
+};
+
+START_TEST(test_base64_strict)
+{
+	uint8_t	 out[32];
+	size_t	 i;
+	int	 n;
+
+	for (i = 0; i < sizeof(b64_good) / sizeof(b64_good[0]); i++) {
+		n = base64_decode(b64_good[i].in, strlen(b64_good[i].in), out,
+		    sizeof(out));
+		ck_assert_msg(n == (int)strlen(b64_good[i].out) &&
+		    memcmp(out, b64_good[i].out, (size_t)n) == 0,
+		    "\"%s\" decodes to %d bytes", b64_good[i].in, n);
+	}
+	for (i = 0; i < sizeof(b64_bad) / sizeof(b64_bad[0]); i++)
+		ck_assert_msg(base64_decode(b64_bad[i].in, b64_bad[i].len, out,
+		    sizeof(out)) == -1, "\"%s\" is refused", b64_bad[i].in);
+	/* The check alone gives the length the decoder would. */
+	ck_assert_int_eq(base64_check(BASE64_STD, "Zm9vYg==", 8), 4);
+	ck_assert_int_eq(base64_check(BASE64_STD, "Zm9v\n", 5), -1);
+}
+END_TEST
+
+/* JWS's form: the URL alphabet, no padding, the same zero pad bits. */
+START_TEST(test_base64url_strict)
+{
+	ck_assert_int_eq(base64_check(BASE64_URL, "", 0), 0);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zg", 2), 1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zm8", 3), 2);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zm9v", 4), 3);
+	ck_assert_int_eq(base64_check(BASE64_URL, "-_8", 3), 2);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zg==", 4), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Z", 1), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zm9vY", 5), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "+/8", 3), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zh", 2), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, "Zm9", 3), -1);
+	ck_assert_int_eq(base64_check(BASE64_URL, " Zm8", 4), -1);
+}
+END_TEST
+
 START_TEST(test_private_key_permissions_enforced)
 {
 	char		 dir[PATH_MAX], path[PATH_MAX], err[256];
@@ -248,6 +317,8 @@ util_suite(void)
 	tcase_add_test(tc, test_parse_u64_strict);
 	tcase_add_test(tc, test_ts_format_fixed_length_utc);
 	tcase_add_test(tc, test_hex_and_base64);
+	tcase_add_test(tc, test_base64_strict);
+	tcase_add_test(tc, test_base64url_strict);
 	tcase_add_test(tc, test_private_key_permissions_enforced);
 	tcase_add_test(tc, test_sha256_known_answers_without_evp_setup);
 	tcase_add_test(tc, test_sign_verify_and_key_id);
