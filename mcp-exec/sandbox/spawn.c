@@ -44,6 +44,7 @@
 #define FD_OUT			4
 #define FD_ERR			5
 #define FD_CTL			6	/* the session's control socket, if any */
+#define DIR_LOCK_TRIES		3	/* a sweep takes a new directory at most once */
 
 enum {
 	MSG_NETNS = 'N',	/* init: its mount and network namespaces are made */
@@ -354,6 +355,42 @@ make_dir(const char *path, mode_t mode, char *err, size_t errlen)
 }
 
 /*
+ * The sandbox's directory, traversable by the sandbox's uid, listable by
+ * no one but root; locked while we live, so a sweep knows it is not left
+ * over.  A sweep (ours, or another mcp-exec's on this state_dir) that takes
+ * it between the mkdir and the lock removes it: then it is made again.
+ * The lock descriptor, or -1.
+ */
+static int
+dir_make_locked(const char *dir, char *err, size_t errlen)
+{
+	struct stat	 fst, st;
+	int		 fd, i;
+
+	for (i = 0; i < DIR_LOCK_TRIES; i++) {
+		if (make_dir(dir, 0711, err, errlen) == -1)
+			return -1;
+		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1) {
+			if (errno == ENOENT)
+				continue;
+			break;
+		}
+		if (flock(fd, LOCK_EX) == -1 || fstat(fd, &fst) == -1) {
+			close(fd);
+			break;
+		}
+		if (stat(dir, &st) == 0 && st.st_dev == fst.st_dev &&
+		    st.st_ino == fst.st_ino)
+			return fd;
+		close(fd);
+		errno = ENOENT;
+	}
+	snprintf(err, errlen, "lock %s: %s", dir, strerror(errno));
+	return -1;
+}
+
+/*
  * One tmpfs for the workspace and the package layer, so both count
  * against workspace_size: dir/disk, its workspace/ bound at dir/workspace
  * (noexec, as the plain workspace is) and its packages/ left for the child
@@ -421,15 +458,8 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
 	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
 		return -1;
-	/* Traversable by the sandbox's uid, listable by no one but root;
-	 * locked while we live, so a sweep knows it is not left over. */
-	if (make_dir(s->dir, 0711, err, errlen) == -1)
+	if ((sb->dir_lock = dir_make_locked(s->dir, err, errlen)) == -1)
 		goto fail;
-	if ((sb->dir_lock = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || flock(sb->dir_lock, LOCK_EX) == -1) {
-		snprintf(err, errlen, "lock %s: %s", s->dir, strerror(errno));
-		goto fail;
-	}
 	if (xsnprintf(p, sizeof(p), "%s/root", s->dir) == -1 ||
 	    make_dir(p, 0755, err, errlen) == -1 ||
 	    xsnprintf(p, sizeof(p), "%s/workspace", s->dir) == -1 ||
