@@ -36,14 +36,15 @@ one_box() {
 # dies_with PID BOX...: SIGKILLs PID (an mcp-exec); within one second no
 # process of any BOX is left.  DIED_MS: how long they took.
 dies_with() {
-	local pid=$1 b t0 left
+	local pid=$1 b t0 left procs=""
 	shift
+	for b in "$@"; do procs="$procs $(cgroup_of "$b" | sed 's|$|/cgroup.procs|')"; done
+	[ -n "$(cat $procs 2>/dev/null)" ] || fail "no process in the cgroups of $*"
 	t0=$(date +%s%N)
 	kill -9 "$pid"
 	wait "$pid" 2>/dev/null || true
 	while :; do
-		left=""
-		for b in "$@"; do left="$left$(procs_of "$b")"; done
+		left=$(cat $procs 2>/dev/null | sort -u)
 		DIED_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
 		[ -n "$left" ] || break
 		[ "$DIED_MS" -lt 1000 ] ||
