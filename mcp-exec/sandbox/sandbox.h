@@ -29,7 +29,9 @@
 #define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
 #define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
 #define SANDBOX_CONTROL_FD	3	/* the command's control socket */
-#define SANDBOX_SWEEP_AGE_S	60	/* empty cgroups of no known owner: younger ones stay */
+/* An empty stockade-<id> cgroup is swept only this old: its owner may
+ * be about to fill it. */
+#define SANDBOX_SWEEP_AGE_S	60
 #define SANDBOX_RESOLVER_LEN	46	/* INET6_ADDRSTRLEN */
 /* The session's package layer (PYTHONUSERBASE), read-write. */
 #define SANDBOX_PACKAGES_DIR	"/opt/stockade/packages"

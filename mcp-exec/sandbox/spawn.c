@@ -44,7 +44,7 @@
 #define FD_OUT			4
 #define FD_ERR			5
 #define FD_CTL			6	/* the session's control socket, if any */
-#define DIR_LOCK_TRIES		3	/* a sweep takes a new directory at most once */
+#define DIR_LOCK_TRIES		3	/* a sweep may beat our lock */
 
 enum {
 	MSG_NETNS = 'N',	/* init: its mount and network namespaces are made */
