@@ -40,10 +40,36 @@
 /* How long the loop runs on at a stop so closing results go out. */
 #define LISTEN_FLUSH_US	200000
 
+/* A sandbox a dead mcp-exec left behind was removed. */
+static void
+note_swept(void *arg, const char *id)
+{
+	json_array_append_new(arg, json_string(id));
+}
+
+/*
+ * What dead mcp-execs left: at start, for a server that died before us;
+ * then at every reap, for what was still busy then (a cgroup whose
+ * processes were dying) and for an `mcp-exec run` killed meanwhile.
+ */
+static void
+sweep_remains(struct server *srv)
+{
+	json_t	*swept = json_array();
+
+	if (sandbox_sweep(srv->conf.state_dir, &srv->conf.cgroup, note_swept,
+	    swept) > 0)
+		server_audit(srv, json_pack("{s:s, s:s, s:o}", "event",
+		    "cleanup", "program", "mcp-exec", "removed", swept));
+	else
+		json_decref(swept);
+}
+
 static void
 reap_cb(evutil_socket_t fd, short ev, void *arg)
 {
 	sessions_reap(arg);
+	sweep_remains(arg);
 }
 
 static void
@@ -68,13 +94,6 @@ hup_cb(evutil_socket_t sig, short ev, void *arg)
 	(void)server_reload(arg);
 }
 
-/* A sandbox a dead mcp-exec left behind was removed. */
-static void
-note_swept(void *arg, const char *id)
-{
-	json_array_append_new(arg, json_string(id));
-}
-
 static int
 cmd_serve(int argc, char *argv[])
 {
@@ -91,7 +110,6 @@ cmd_serve(int argc, char *argv[])
 	};
 	struct server	 srv;
 	struct server_opts *o = &srv.opts;
-	json_t		*swept;
 	struct event	*sigs[3] = { NULL, NULL, NULL };
 	struct timeval	 tv;
 	char		 err[1024];
@@ -198,13 +216,7 @@ cmd_serve(int argc, char *argv[])
 	    "transport", http != NULL ? "http" : "stdio", "rules_dir",
 	    o->rules_dir));
 	server_audit_loaded(&srv);
-	swept = json_array();
-	if (sandbox_sweep(srv.conf.state_dir, &srv.conf.cgroup, note_swept,
-	    swept) > 0)
-		server_audit(&srv, json_pack("{s:s, s:s, s:o}", "event",
-		    "cleanup", "program", "mcp-exec", "removed", swept));
-	else
-		json_decref(swept);
+	sweep_remains(&srv);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
 	tv.tv_usec = 0;

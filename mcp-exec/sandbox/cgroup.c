@@ -456,7 +456,7 @@ fail:
 	return NULL;
 }
 
-void
+int
 cgroup_remove_stale(const struct cgroup_conf *conf, const char *name)
 {
 	struct cgroup	*cg;
@@ -465,13 +465,13 @@ cgroup_remove_stale(const struct cgroup_conf *conf, const char *name)
 	int		 i;
 
 	if ((cg = cgroup_paths(conf, name, 0, err, sizeof(err))) == NULL)
-		return;
+		return 0;
 	for (i = 0; i < cg->npaths; i++)
 		if (stat(cg->path[i], &st) == -1)
 			cg->path[i][0] = '\0';
 	if (cg->path[cg->v == CGROUP_V2 ? 0 : 1][0] != '\0')
 		cgroup_kill(cg);
-	cgroup_destroy(cg);
+	return cgroup_destroy(cg);
 }
 
 /* Empty sandbox cgroups in dir, and in the leaves earlier builds nested. */
@@ -643,13 +643,13 @@ cgroup_kill(struct cgroup *cg)
 	v1_kill(cg->v == CGROUP_V2 ? cg->path[0] : cg->path[1]);
 }
 
-void
+int
 cgroup_destroy(struct cgroup *cg)
 {
-	int	 i, t;
+	int	 i, t, rv = 0;
 
 	if (cg == NULL)
-		return;
+		return 0;
 	cgroup_join_done(cg);
 	if (cg->fd != -1)
 		close(cg->fd);
@@ -664,16 +664,20 @@ cgroup_destroy(struct cgroup *cg)
 				break;
 			if (errno != EBUSY) {
 				log_warn("rmdir %s", cg->path[i]);
+				rv = -1;
 				break;
 			}
 			nap();
 		}
-		/* Still busy: the next start's sweep takes it once empty. */
-		if (t == CG_RMDIR_TRIES)
+		/* Still busy: a later sweep takes it once empty. */
+		if (t == CG_RMDIR_TRIES) {
 			log_warnx("rmdir %s: still busy, left to the sweep",
 			    cg->path[i]);
+			rv = -1;
+		}
 	}
 	free(cg);
+	return rv;
 }
 
 const char *

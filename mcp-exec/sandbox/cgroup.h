@@ -92,10 +92,12 @@ uint64_t	 cgroup_memory_peak(struct cgroup *);
 uint64_t	 cgroup_cpu_usec(struct cgroup *);
 /* SIGKILL to every process in the cgroup, until it is empty (bounded). */
 void		 cgroup_kill(struct cgroup *);
-/* Removes the cgroup (once empty) and frees it. */
-void		 cgroup_destroy(struct cgroup *);
-/* Kills and removes what is left of sandbox `name`'s cgroup, if any. */
-void		 cgroup_remove_stale(const struct cgroup_conf *, const char *name);
+/* Removes the cgroup (once empty, waiting a little) and frees it; -1 when
+ * a directory of it is left. */
+int		 cgroup_destroy(struct cgroup *);
+/* Kills and removes what is left of sandbox `name`'s cgroup, if any; -1
+ * when some of it is left (its processes not gone yet). */
+int		 cgroup_remove_stale(const struct cgroup_conf *, const char *name);
 /*
  * Removes every empty stockade-<id> cgroup under the base (and under the
  * leaves that earlier mcp-exec builds nested) that is at least

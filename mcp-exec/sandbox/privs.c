@@ -1,7 +1,8 @@
 /*
- * rlimits and capabilities.  After privs_drop_caps the process holds no
- * capability in any set, cannot regain one (bounding set empty, securebits
- * locked), and no_new_privs keeps execve from granting any.
+ * rlimits, capabilities and the parent-death signal.  After privs_drop_caps
+ * the process holds no capability in any set, cannot regain one (bounding
+ * set empty, securebits locked), and no_new_privs keeps execve from
+ * granting any.
  */
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -10,6 +11,8 @@
 #include <errno.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -127,6 +130,25 @@ privs_no_new_privs(char *err, size_t errlen)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1) {
 		snprintf(err, errlen, "prctl(PR_SET_NO_NEW_PRIVS): %s",
 		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+privs_die_with_parent(int parent, char *err, size_t errlen)
+{
+	struct pollfd	 pfd = { parent, POLLIN, 0 };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1) {
+		snprintf(err, errlen, "prctl(PR_SET_PDEATHSIG): %s",
+		    strerror(errno));
+		return -1;
+	}
+	/* A pidfd polls readable once its process is gone (getppid() says
+	 * 0 either way: the parent is outside our pid namespace). */
+	if (poll(&pfd, 1, 0) != 0) {
+		snprintf(err, errlen, "mcp-exec is gone");
 		return -1;
 	}
 	return 0;

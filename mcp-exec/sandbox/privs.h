@@ -18,5 +18,12 @@ int	privs_rlimits(const struct sandbox_limits *, char *err, size_t errlen);
 /* Every capability, in every set, for good. */
 int	privs_drop_caps(char *err, size_t errlen);
 int	privs_no_new_privs(char *err, size_t errlen);
+/*
+ * SIGKILL when the thread that forked us exits (mcp-exec is single-threaded:
+ * when mcp-exec does), armed again after every credential change, which
+ * clears it.  parent is a pidfd of mcp-exec: if it died before the arming,
+ * no signal would come, so that is an error too.
+ */
+int	privs_die_with_parent(int parent, char *err, size_t errlen);
 
 #endif

@@ -29,7 +29,9 @@
 #define SANDBOX_ERR_MAX		512	/* a setup failure, child to parent */
 #define SANDBOX_DRIVER_DIR	"/opt/stockade/driver"	/* read-only */
 #define SANDBOX_CONTROL_FD	3	/* the command's control socket */
-#define SANDBOX_SWEEP_AGE_S	60	/* a sweep leaves younger ones alone */
+/* An empty stockade-<id> cgroup is swept only this old: its owner may
+ * be about to fill it. */
+#define SANDBOX_SWEEP_AGE_S	60
 #define SANDBOX_RESOLVER_LEN	46	/* INET6_ADDRSTRLEN */
 /* The session's package layer (PYTHONUSERBASE), read-write. */
 #define SANDBOX_PACKAGES_DIR	"/opt/stockade/packages"
@@ -183,10 +185,12 @@ int	sandbox_wait(struct sandbox *, struct sandbox_exit *);
 void	sandbox_destroy(struct sandbox *);
 /*
  * Removes what the sandboxes of an mcp-exec that died left in state_dir:
- * directories no live mcp-exec holds (and older than SANDBOX_SWEEP_AGE_S),
- * their workspace mounts and their cgroups; then empty stockade-<id>
- * cgroups under the base as old (cgroup_sweep).  removed (may be NULL) hears
- * each sandbox id.  Returns how many were removed.
+ * directories whose lock no live mcp-exec holds, their workspace mounts
+ * and their cgroups (what is still busy stays for the next sweep); then
+ * empty stockade-<id> cgroups under the base at least SANDBOX_SWEEP_AGE_S
+ * old (cgroup_sweep).  Safe beside live mcp-execs on the same state_dir.
+ * removed (may be NULL) hears each sandbox id.  Returns how many were
+ * removed.
  */
 int	sandbox_sweep(const char *state_dir, const struct cgroup_conf *,
 	    void (*removed)(void *arg, const char *id), void *arg);

@@ -44,6 +44,7 @@
 #define FD_OUT			4
 #define FD_ERR			5
 #define FD_CTL			6	/* the session's control socket, if any */
+#define DIR_LOCK_TRIES		3	/* a sweep may beat our lock */
 
 enum {
 	MSG_NETNS = 'N',	/* init: its mount and network namespaces are made */
@@ -233,16 +234,18 @@ init_loop(const struct sandbox_spec *s)
  * sandbox is not started.
  */
 static void __attribute__((noreturn))
-child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
+child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync,
+    int parent)
 {
 	struct mount_spec	 ms;
 	struct go_msg		 go;
 	char			 err[SANDBOX_ERR_MAX];
 
 	err[0] = '\0';
-	/* If mcp-exec dies, so does the sandbox. */
+	/* If mcp-exec dies, so does the sandbox: init, and with it its pid
+	 * namespace, the command and all it started. */
 	memset(&go, 0, sizeof(go));
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) == -1)
+	if (privs_die_with_parent(parent, err, sizeof(err)) == -1)
 		_exit(127);
 	/*
 	 * v1: into our cgroups, by ourselves, first of all (while the
@@ -263,21 +266,24 @@ child_main(const struct sandbox_spec *s, struct cgroup *cg, int sync)
 	if (read(sync, &go, sizeof(go)) < 1 || go.type != MSG_GO)
 		_exit(127);
 	go.resolver[sizeof(go.resolver) - 1] = '\0';
+	/*
+	 * Become the sandbox user now, keeping this user namespace's
+	 * capabilities a little longer: files made below must belong to a
+	 * uid that exists inside.  The uid change is the last change of
+	 * credentials that clears the parent-death signal (capset and
+	 * Landlock keep it): arm it again, while mcp-exec's pidfd is open.
+	 */
+	if (privs_keep_caps(err, sizeof(err)) == -1 ||
+	    idmap_become(SANDBOX_INNER_ID, err, sizeof(err)) == -1 ||
+	    privs_raise_effective(err, sizeof(err)) == -1 ||
+	    privs_die_with_parent(parent, err, sizeof(err)) == -1)
+		child_fail(sync, err);
 	if (fds_keep(sync, s->stdout_fd, s->stderr_fd, s->control_fd, err,
 	    sizeof(err)) == -1)
 		child_fail(sync, err);
 	sync = FD_SYNC;
 	/* In our cgroup (born there, or joined above): our cgroup root. */
 	if (ns_enter_cgroup(err, sizeof(err)) == -1)
-		child_fail(sync, err);
-	/*
-	 * Become the sandbox user now, keeping this user namespace's
-	 * capabilities a little longer: files made below must belong to a
-	 * uid that exists inside.
-	 */
-	if (privs_keep_caps(err, sizeof(err)) == -1 ||
-	    idmap_become(SANDBOX_INNER_ID, err, sizeof(err)) == -1 ||
-	    privs_raise_effective(err, sizeof(err)) == -1)
 		child_fail(sync, err);
 	/*
 	 * init's memory is mcp-exec's: never dumpable, so the sandbox can
@@ -349,6 +355,42 @@ make_dir(const char *path, mode_t mode, char *err, size_t errlen)
 }
 
 /*
+ * The sandbox's directory, traversable by the sandbox's uid, listable by
+ * no one but root; locked while we live, so a sweep knows it is not left
+ * over.  A sweep (ours, or another mcp-exec's on this state_dir) that takes
+ * it between the mkdir and the lock removes it: then it is made again.
+ * The lock descriptor, or -1.
+ */
+static int
+dir_make_locked(const char *dir, char *err, size_t errlen)
+{
+	struct stat	 fst, st;
+	int		 fd, i;
+
+	for (i = 0; i < DIR_LOCK_TRIES; i++) {
+		if (make_dir(dir, 0711, err, errlen) == -1)
+			return -1;
+		if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1) {
+			if (errno == ENOENT)
+				continue;
+			break;
+		}
+		if (flock(fd, LOCK_EX) == -1 || fstat(fd, &fst) == -1) {
+			close(fd);
+			break;
+		}
+		if (stat(dir, &st) == 0 && st.st_dev == fst.st_dev &&
+		    st.st_ino == fst.st_ino)
+			return fd;
+		close(fd);
+		errno = ENOENT;
+	}
+	snprintf(err, errlen, "lock %s: %s", dir, strerror(errno));
+	return -1;
+}
+
+/*
  * One tmpfs for the workspace and the package layer, so both count
  * against workspace_size: dir/disk, its workspace/ bound at dir/workspace
  * (noexec, as the plain workspace is) and its packages/ left for the child
@@ -416,15 +458,8 @@ sandbox_prepare(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	snprintf(sb->dir, sizeof(sb->dir), "%s", s->dir);
 	if (idmap_lease(s->idmap, &sb->lease, err, errlen) == -1)
 		return -1;
-	/* Traversable by the sandbox's uid, listable by no one but root;
-	 * locked while we live, so a sweep knows it is not left over. */
-	if (make_dir(s->dir, 0711, err, errlen) == -1)
+	if ((sb->dir_lock = dir_make_locked(s->dir, err, errlen)) == -1)
 		goto fail;
-	if ((sb->dir_lock = open(s->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || flock(sb->dir_lock, LOCK_EX) == -1) {
-		snprintf(err, errlen, "lock %s: %s", s->dir, strerror(errno));
-		goto fail;
-	}
 	if (xsnprintf(p, sizeof(p), "%s/root", s->dir) == -1 ||
 	    make_dir(p, 0755, err, errlen) == -1 ||
 	    xsnprintf(p, sizeof(p), "%s/workspace", s->dir) == -1 ||
@@ -555,7 +590,7 @@ sandbox_launch(const struct sandbox_spec *s, struct sandbox *sb, char *err,
     size_t errlen)
 {
 	struct go_msg	 go;
-	int		 sv[2], placed, self;
+	int		 sv[2], placed, self, me;
 	pid_t		 pid;
 
 	if (s->runtime == SANDBOX_GVISOR)
@@ -563,27 +598,29 @@ sandbox_launch(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	if ((sb->cg = cgroup_create(s->cgroup, s->id, s->limits, err,
 	    errlen)) == NULL)
 		return -1;
+	sv[0] = sv[1] = -1;
+	/* For the child to tell whether we died before its signal was set. */
+	if ((me = (int)syscall(SYS_pidfd_open, getpid(), 0)) == -1) {
+		snprintf(err, errlen, "pidfd_open: %s", strerror(errno));
+		goto fail;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return -1;
+		goto fail;
 	}
 	/* v1: the descriptors the child joins its cgroups through. */
-	if ((self = cgroup_join_prepare(sb->cg, err, errlen)) == -1) {
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
-	}
+	if ((self = cgroup_join_prepare(sb->cg, err, errlen)) == -1)
+		goto fail;
 	if ((pid = clone_child(sb, &placed)) == -1) {
 		snprintf(err, errlen, "clone: %s", strerror(errno));
 		cgroup_join_done(sb->cg);
-		close(sv[0]);
-		close(sv[1]);
-		return -1;
+		goto fail;
 	}
 	if (pid == 0) {
 		close(sv[0]);
-		child_main(s, sb->cg, sv[1]);
+		child_main(s, sb->cg, sv[1], me);
 	}
+	close(me);
 	cgroup_join_done(sb->cg);
 	placed |= self;
 	close(sv[1]);
@@ -603,6 +640,14 @@ sandbox_launch(const struct sandbox_spec *s, struct sandbox *sb, char *err,
 	}
 	sb->verdict_pending = 1;
 	return 0;
+fail:
+	if (me != -1)
+		close(me);
+	if (sv[0] != -1)
+		close(sv[0]);
+	if (sv[1] != -1)
+		close(sv[1]);
+	return -1;
 }
 
 int

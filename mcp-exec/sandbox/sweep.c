@@ -1,19 +1,18 @@
 /*
  * The crash sweep: sandbox directories (and their cgroups and mounts) that
  * an mcp-exec which did not stop cleanly left in state_dir/sandboxes.  A
- * directory is removed only when no one holds its lock and it is older
- * than SANDBOX_SWEEP_AGE_S.  Trusts state_dir, which only root writes.
+ * directory is its owner's while the owner holds its lock (the kernel lets
+ * go of it when the owner dies), so one whose lock is free is removed,
+ * however young.  Trusts state_dir, which only root writes.
  */
 #include <sys/file.h>
 #include <sys/mount.h>
-#include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -21,13 +20,17 @@
 #include "sandbox.h"
 #include "util.h"
 
-/* One directory of state_dir/sandboxes: removed if nobody holds it. */
+/*
+ * One directory of state_dir/sandboxes: removed if nobody holds it.  An
+ * owner about to lock its new directory finds it gone and makes it again
+ * (sandbox_prepare).  A cgroup whose processes are still dying keeps the
+ * directory, and with it the next sweep's right to kill and remove it.
+ */
 static int
 sweep_one(int dirfd, const char *sbdir, const char *id,
     const struct cgroup_conf *cg)
 {
 	char		 p[PATH_MAX];
-	struct stat	 st;
 	int		 fd, gone = 0;
 
 	if (strlen(id) != SANDBOX_ID_HEX || strspn(id, "0123456789abcdef") !=
@@ -36,12 +39,8 @@ sweep_one(int dirfd, const char *sbdir, const char *id,
 	if ((fd = openat(dirfd, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return 0;
-	/* Held: a live sandbox.  Young: one whose owner is about to lock
-	 * it (the lock follows the mkdir).  Only root writes here, so the
-	 * time the directory last changed is ours to trust. */
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
-	    time(NULL) - st.st_mtime >= SANDBOX_SWEEP_AGE_S) {
-		cgroup_remove_stale(cg, id);
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    cgroup_remove_stale(cg, id) == 0) {
 		if (xsnprintf(p, sizeof(p), "%s/%s/workspace", sbdir, id) != -1)
 			(void)umount2(p, MNT_DETACH);
 		/* A gVisor sandbox's root (gvisor.c); none for the native. */
@@ -83,8 +82,10 @@ sandbox_sweep(const char *state_dir, const struct cgroup_conf *cg,
 		n++;
 	}
 	closedir(d);
-	/* Cgroups whose directory is gone (a crash between rmtree and
-	 * rmdir), or that another state_dir's mcp-exec left: empty ones. */
+	/* Cgroups whose directory is gone (a sandbox_destroy that found
+	 * its cgroup busy), or that another state_dir's mcp-exec left:
+	 * those are nobody's we know, so only empty ones that no owner is
+	 * about to fill. */
 	(void)cgroup_sweep(cg, SANDBOX_SWEEP_AGE_S);
 	return n;
 }

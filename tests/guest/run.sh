@@ -5,8 +5,9 @@
 # on /tmp, /run, /var/tmp and /root, and runs there, in one boot, the
 # sandbox suites against $BUILD: check_cgroup, the escape suite (OOM and
 # pids limits included), the `mcp-exec run` and stdio MCP session tests,
-# the crash sweep, and mcp-exec alone in system.slice/mcp-exec.service as
-# systemd's unit places it (test_mcp_cgroup.sh).  ~4 min; alone:
+# the crash sweep, a killed mcp-exec's sandboxes dying with it, and
+# mcp-exec alone in system.slice/mcp-exec.service as systemd's unit places
+# it (test_mcp_cgroup.sh).  ~4 min; alone:
 #   make SAN=1 BUILD=build/san guest        (GUEST_TESTS="a b": a subset)
 # Prints one PASS/FAIL line per guest test; fails if any failed, or if
 # the guest did not report (each boot is bounded by GUEST_TIMEOUT).
@@ -29,6 +30,7 @@ cat >"$out/job.all" <<JOB
 check_cgroup 120 $env tests/run-unit.sh $BUILD/tests/check_cgroup
 test_mcp_cgroup 180 $env CG_SLICE=system.slice bash tests/integration/test_mcp_cgroup.sh
 test_mcp_sweep 120 $env bash tests/integration/test_mcp_sweep.sh
+test_mcp_death 120 $env bash tests/integration/test_mcp_death.sh
 test_mcp_run 150 $env bash tests/integration/test_mcp_run.sh
 test_mcp_audit 120 $env bash tests/integration/test_mcp_audit.sh
 escape 420 ESCAPE_SKIP='data_stack:numpy, pandas and matplotlib take over its 30 s to import under TCG (the host runs it);output_flood:1 GiB through a pipe takes over its 30 s under TCG (the host runs it)' /usr/bin/python3 -u tests/escape/run.py $BUILD/mcp-exec
