@@ -165,27 +165,94 @@ jwks_discover(struct oauth_issuer *is, long timeout_ms)
 	return ok;
 }
 
+/* The bits of an RSA JWK's modulus n, or 0 when it has none. */
+static size_t
+rsa_bits(const json_t *k)
+{
+	const char	*n64 = json_string_value(json_object_get(k, "n"));
+	uint8_t		*n = NULL;
+	size_t		 len = 0, i = 0, bits = 0;
+	cjose_err	 err;
+
+	if (n64 == NULL || !cjose_base64url_decode(n64, strlen(n64), &n, &len,
+	    &err))
+		return 0;
+	while (i < len && n[i] == 0)
+		i++;
+	if (i < len)
+		for (bits = (len - i) * 8; !(n[i] & 0x80); n[i] <<= 1)
+			bits--;
+	cjose_get_dealloc()(n);
+	return bits;
+}
+
+/*
+ * Whether a JWKS member is a key we may verify with, and for which alg
+ * (0: any that fits it): RFC 7517 section 4 lets its use, key_ops and
+ * alg restrict it, and RFC 7518 section 3.3 asks RSA keys of 2048 bits
+ * or more.  A key that says it is for something else is left out.
+ */
+static int
+key_usable(const struct oauth_issuer *is, const json_t *k, unsigned *alg)
+{
+	const char	*kty, *use, *kid, *name;
+	const json_t	*ops, *op;
+	size_t		 i, bits;
+	int		 verify = 0;
+
+	kty = json_string_value(json_object_get(k, "kty"));
+	use = json_string_value(json_object_get(k, "use"));
+	kid = json_string_value(json_object_get(k, "kid"));
+	name = json_string_value(json_object_get(k, "alg"));
+	/* cjose 0.6.2 has RSA and EC (and oct, which is no public key). */
+	if (kty == NULL || (strcmp(kty, "RSA") != 0 && strcmp(kty, "EC") != 0))
+		return 0;
+	if ((json_object_get(k, "use") != NULL && (use == NULL ||
+	    strcmp(use, "sig") != 0)) || (kid != NULL && strlen(kid) >=
+	    OAUTH_KID_MAX))
+		return 0;
+	if ((ops = json_object_get(k, "key_ops")) != NULL) {
+		json_array_foreach(ops, i, op)
+			if (json_is_string(op) && strcmp(json_string_value(op),
+			    "verify") == 0)
+				verify = 1;
+		if (!verify) {
+			log_warnx("oauth: %s: key %.64s: key_ops without verify: "
+			    "left out", is->issuer, kid ? kid : "(no kid)");
+			return 0;
+		}
+	}
+	*alg = 0;
+	if (json_object_get(k, "alg") != NULL && (*alg = oauth_alg_bit(name)) ==
+	    0) {
+		log_warnx("oauth: %s: key %.64s: alg %.16s is not one we verify: "
+		    "left out", is->issuer, kid ? kid : "(no kid)", name ? name :
+		    "(not a string)");
+		return 0;
+	}
+	if (strcmp(kty, "RSA") == 0 && (bits = rsa_bits(k)) <
+	    OAUTH_RSA_BITS_MIN) {
+		log_warnx("oauth: %s: key %.64s: RSA of %zu bits, under %d: left "
+		    "out", is->issuer, kid ? kid : "(no kid)", bits,
+		    OAUTH_RSA_BITS_MIN);
+		return 0;
+	}
+	return 1;
+}
+
 size_t
 jwks_set_keys(struct oauth_issuer *is, const json_t *jwks)
 {
 	struct oauth_key	 keys[OAUTH_KEYS_MAX];
 	const json_t		*k;
-	const char		*kty, *use, *kid;
+	const char		*kid;
 	cjose_jwk_t		*jwk;
 	cjose_err		 err;
 	size_t			 i, n = 0;
+	unsigned		 alg;
 
 	json_array_foreach(json_object_get(jwks, "keys"), i, k) {
-		kty = json_string_value(json_object_get(k, "kty"));
-		use = json_string_value(json_object_get(k, "use"));
-		kid = json_string_value(json_object_get(k, "kid"));
-		if (n == OAUTH_KEYS_MAX || kty == NULL || (use != NULL &&
-		    strcmp(use, "sig") != 0))
-			continue;
-		/* cjose 0.6.2 has RSA and EC (and oct, which is no public key). */
-		if (strcmp(kty, "RSA") != 0 && strcmp(kty, "EC") != 0)
-			continue;
-		if (kid != NULL && strlen(kid) >= OAUTH_KID_MAX)
+		if (n == OAUTH_KEYS_MAX || !key_usable(is, k, &alg))
 			continue;
 		if ((jwk = cjose_jwk_import_json((cjose_header_t *)k,
 		    &err)) == NULL) {
@@ -193,7 +260,9 @@ jwks_set_keys(struct oauth_issuer *is, const json_t *jwks)
 			    is->issuer, err.message);
 			continue;
 		}
+		kid = json_string_value(json_object_get(k, "kid"));
 		keys[n].jwk = jwk;
+		keys[n].alg = alg;
 		snprintf(keys[n].kid, sizeof(keys[n].kid), "%s", kid ? kid :
 		    "");
 		n++;

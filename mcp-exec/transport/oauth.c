@@ -5,6 +5,8 @@
  * must verify it, and trusted only after.  Then iss, aud (RFC 8707),
  * exp/nbf with leeway, and the required scopes are checked.
  */
+#include <sys/types.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,19 +177,24 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 	return OAUTH_OK;
 }
 
-/* Whether the key may verify alg: RSA for RS/PS, EC on alg's curve. */
+/*
+ * Whether the key may verify alg: RSA for RS/PS, EC on alg's curve, and
+ * only the alg the JWK names when it names one (RFC 7517 section 4.4).
+ */
 static int
-key_fits(const cjose_jwk_t *jwk, unsigned alg)
+key_fits(const struct oauth_key *k, unsigned alg)
 {
 	cjose_err	 err;
 	cjose_jwk_ec_curve crv;
 
-	switch (cjose_jwk_get_kty(jwk, &err)) {
+	if (k->alg != 0 && k->alg != alg)
+		return 0;
+	switch (cjose_jwk_get_kty(k->jwk, &err)) {
 	case CJOSE_JWK_KTY_RSA:
 		return (alg & (OAUTH_RS256 | OAUTH_RS384 | OAUTH_RS512 |
 		    OAUTH_PS256 | OAUTH_PS384 | OAUTH_PS512)) != 0;
 	case CJOSE_JWK_KTY_EC:
-		crv = cjose_jwk_EC_get_curve(jwk, &err);
+		crv = cjose_jwk_EC_get_curve(k->jwk, &err);
 		return (alg == OAUTH_ES256 && crv == CJOSE_JWK_EC_P_256) ||
 		    (alg == OAUTH_ES384 && crv == CJOSE_JWK_EC_P_384) ||
 		    (alg == OAUTH_ES512 && crv == CJOSE_JWK_EC_P_521);
@@ -197,12 +204,35 @@ key_fits(const cjose_jwk_t *jwk, unsigned alg)
 }
 
 /*
+ * The one length a signature of alg by the key has (RFC 7518): R and S
+ * of the curve's size each for ES (3.4), the modulus' length for RS and
+ * PS (3.3, 3.5).  Any other length is another string for the same
+ * signature, or none; cjose 0.6.2 and OpenSSL take some of them.
+ */
+static size_t
+sig_len(const struct oauth_key *k, unsigned alg)
+{
+	cjose_err	 err;
+
+	switch (alg) {
+	case OAUTH_ES256:
+		return 64;
+	case OAUTH_ES384:
+		return 96;
+	case OAUTH_ES512:
+		return 132;
+	default:
+		return (cjose_jwk_get_keysize(k->jwk, &err) + 7) / 8;
+	}
+}
+
+/*
  * Verifies jws with the key named kid, or with each fitting key when the
  * token names none: 1 verified, 0 no such key, -1 no key verifies it.
  */
 static int
 key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
-    unsigned alg)
+    unsigned alg, size_t siglen)
 {
 	cjose_err	 err;
 	size_t		 i;
@@ -210,10 +240,11 @@ key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
 
 	for (i = 0; i < is->nkeys; i++) {
 		if ((kid != NULL && strcmp(is->keys[i].kid, kid) != 0) ||
-		    !key_fits(is->keys[i].jwk, alg))
+		    !key_fits(&is->keys[i], alg))
 			continue;
 		found = 1;
-		if (cjose_jws_verify(jws, is->keys[i].jwk, &err))
+		if (siglen == sig_len(&is->keys[i], alg) &&
+		    cjose_jws_verify(jws, is->keys[i].jwk, &err))
 			return 1;
 	}
 	return found ? -1 : 0;
@@ -240,6 +271,44 @@ compact_ok(const char *t, size_t len)
 	return dots == 2;
 }
 
+/*
+ * The length of the signature part's bytes, or -1 unless it is canonical
+ * base64url (the bits past the last byte zero): one signature, one
+ * spelling.  t is compact_ok's.
+ */
+static ssize_t
+sig_bytes(const char *t, size_t len)
+{
+	const char	*p = (const char *)memrchr(t, '.', len) + 1;
+	size_t		 plen = len - (size_t)(p - t), n = 0, elen = 0;
+	uint8_t		*sig = NULL;
+	char		*enc = NULL;
+	cjose_err	 err;
+	ssize_t		 rv = -1;
+
+	if (plen > 0 && cjose_base64url_decode(p, plen, &sig, &n, &err) &&
+	    cjose_base64url_encode(sig, n, &enc, &elen, &err) && elen == plen &&
+	    memcmp(enc, p, plen) == 0)
+		rv = (ssize_t)n;
+	cjose_get_dealloc()(sig);
+	cjose_get_dealloc()(enc);
+	return rv;
+}
+
+/*
+ * RFC 7515 section 4.1.11: every name in crit must be understood, and we
+ * implement no extension (cjose 0.6.2 neither, b64 included).  An empty
+ * list asks nothing (producers must not send it; docs/policy.md).
+ */
+static int
+crit_ok(const json_t *hdr)
+{
+	const json_t	*crit = json_object_get(hdr, "crit");
+
+	return crit == NULL || (json_is_array(crit) &&
+	    json_array_size(crit) == 0);
+}
+
 static struct oauth_issuer *
 issuer_find(struct oauth_issuers *set, const char *iss)
 {
@@ -264,6 +333,7 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	const char		*alg, *kid;
 	uint8_t			*payload;
 	size_t			 plen;
+	ssize_t			 siglen;
 	unsigned		 bit;
 	int			 r;
 
@@ -283,6 +353,10 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	hdr = (json_t *)cjose_jws_get_protected(jws);
 	alg = json_string_value(json_object_get(hdr, "alg"));
 	kid = json_string_value(json_object_get(hdr, "kid"));
+	if (!crit_ok(hdr)) {
+		WHY("crit names an extension we do not implement");
+		goto out;
+	}
 	/* The payload picks the issuer; it is trusted once verified. */
 	if (!cjose_jws_get_plaintext(jws, &payload, &plen, &err) ||
 	    (claims = json_loadb((const char *)payload, plen,
@@ -303,10 +377,14 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 		    "(none)");
 		goto out;
 	}
+	if ((siglen = sig_bytes(token, len)) == -1) {
+		WHY("signature is not canonical base64url");
+		goto out;
+	}
 	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
-	if ((r = key_verify(is, jws, kid, bit)) == 0 &&
+	if ((r = key_verify(is, jws, kid, bit, (size_t)siglen)) == 0 &&
 	    jwks_refresh(is, mono_ms()) == 0)
-		r = key_verify(is, jws, kid, bit);
+		r = key_verify(is, jws, kid, bit, (size_t)siglen);
 	if (r == 0) {
 		WHY("no %s key with kid %.64s", alg, kid ? kid : "(none)");
 		goto out;

@@ -36,6 +36,7 @@
 #define OAUTH_LOAD_TIMEOUT_MS	5000	/* one fetch at load or SIGHUP */
 #define OAUTH_REFRESH_TIMEOUT_MS 2000	/* one fetch on unknown kid */
 #define OAUTH_DOC_MAX		(256 * 1024)	/* metadata or JWKS bytes */
+#define OAUTH_RSA_BITS_MIN	2048	/* RFC 7518 section 3.3 */
 
 /* Signature algorithms, as a bit set; never none nor HMAC. */
 enum oauth_alg {
@@ -48,6 +49,7 @@ enum oauth_alg {
 struct oauth_key {
 	void		*jwk;		/* cjose_jwk_t */
 	char		 kid[OAUTH_KID_MAX];	/* "" if the JWK has none */
+	unsigned	 alg;		/* the JWK's alg; 0 if it names none */
 };
 
 struct oauth_issuer {

@@ -268,6 +268,7 @@ oauth_issuers_inherit(struct oauth_issuers *set,
 			is->keys[n].jwk = cjose_jwk_retain(o->keys[n].jwk, &err);
 			snprintf(is->keys[n].kid, sizeof(is->keys[n].kid), "%s",
 			    o->keys[n].kid);
+			is->keys[n].alg = o->keys[n].alg;
 		}
 		is->nkeys = o->nkeys;
 		log_warnx("oauth: %s: keeping the %zu keys fetched before",

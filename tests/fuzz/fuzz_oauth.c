@@ -41,7 +41,7 @@ setup(void)
 	is->leeway_s = 30;
 	is->refresh_min_s = 3600;
 	is->refreshed_ms = mono_ms();
-	if ((k = cjose_jwk_create_RSA_random(1024, e, sizeof(e), &err)) ==
+	if ((k = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err)) ==
 	    NULL)
 		abort();
 	is->keys[0].jwk = k;

@@ -327,6 +327,292 @@ START_TEST(test_signatures)
 }
 END_TEST
 
+
+/* A compact JWS of claims under a protected header given as JSON. */
+static char *
+sign_hdr(const cjose_jwk_t *jwk, const char *hdr, const char *claims)
+{
+	json_t		*h = json_loads(hdr, 0, NULL);
+	cjose_jws_t	*jws;
+	cjose_err	 err;
+	const char	*out;
+	char		*s;
+
+	ck_assert_ptr_nonnull(h);
+	jws = cjose_jws_sign(jwk, (cjose_header_t *)h, (const uint8_t *)claims,
+	    strlen(claims), &err);
+	ck_assert_msg(jws != NULL, "sign: %s", err.message);
+	ck_assert(cjose_jws_export(jws, &out, &err));
+	s = xstrdup(out);
+	cjose_jws_release(jws);
+	json_decref(h);
+	return s;
+}
+
+/* The token with its signature's bytes replaced by n bytes of sig. */
+static char *
+with_sig(const char *t, const uint8_t *sig, size_t n)
+{
+	cjose_err	 err;
+	char		*enc, *out;
+	size_t		 elen, head = (size_t)(strrchr(t, '.') - t) + 1;
+
+	ck_assert(cjose_base64url_encode(sig, n, &enc, &elen, &err));
+	out = xcalloc(1, head + elen + 1);
+	memcpy(out, t, head);
+	memcpy(out + head, enc, elen);
+	cjose_get_dealloc()(enc);
+	return out;
+}
+
+/* The token's signature bytes (caller frees with cjose's dealloc). */
+static uint8_t *
+sig_of(const char *t, size_t *n)
+{
+	cjose_err	 err;
+	uint8_t		*sig;
+	const char	*p = strrchr(t, '.') + 1;
+
+	ck_assert(cjose_base64url_decode(p, strlen(p), &sig, n, &err));
+	return sig;
+}
+
+static struct oauth_issuers	 vset;
+
+/* One issuer publishing jwk (its public half, as JSON k with extras). */
+static size_t
+vset_publish(const cjose_jwk_t *jwk, const char *extra)
+{
+	cjose_err	 err;
+	char		*pub = cjose_jwk_to_json(jwk, false, &err);
+	json_t		*k = json_loads(pub, 0, NULL), *x, *set;
+	size_t		 n;
+
+	oauth_issuers_clear(&vset);
+	memset(&vset, 0, sizeof(vset));
+	issuer_init(&vset.v[0]);
+	vset.v[0].algs = OAUTH_ALGS_DEFAULT | OAUTH_RS512 | OAUTH_ES384;
+	vset.v[0].refreshed_ms = mono_ms();	/* no refetch from here */
+	vset.n = 1;
+	json_object_set_new(k, "kid", json_string("k1"));
+	if (extra != NULL) {
+		x = json_loads(extra, 0, NULL);
+		ck_assert_ptr_nonnull(x);
+		json_object_update(k, x);
+		json_decref(x);
+	}
+	set = json_pack("{s:[o]}", "keys", k);
+	n = jwks_set_keys(&vset.v[0], set);
+	json_decref(set);
+	free(pub);
+	return n;
+}
+
+static enum oauth_verdict
+vset_verify(const char *t)
+{
+	struct oauth_ident	 id;
+	char			 why[256];
+
+	return oauth_verify(&vset, t, strlen(t), NOW, &id, why, sizeof(why));
+}
+
+/* RFC 7515 section 4.1.11: a crit we do not understand is refused. */
+START_TEST(test_crit_refused)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*rsa;
+	cjose_err		 err;
+	char			*t;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\"}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "[\"x-must\"],\"x-must\":1}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* crit naming b64 (RFC 7797), which cjose does not implement. */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "[\"b64\"],\"b64\":true}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* Not even a list. */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "\"x-must\"}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* An empty list asks nothing of us (docs/policy.md). */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":[]}",
+	    CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
+}
+END_TEST
+
+/*
+ * RFC 7518 sections 3.4 and 3.3: an ES256 signature is exactly 64 bytes,
+ * an RSA one exactly the modulus' length, in canonical base64url: no
+ * other string carries the same signature.
+ */
+START_TEST(test_signature_length_exact)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*ec, *ec384, *rsa;
+	cjose_err		 err;
+	uint8_t			*sig, buf[600];
+	char			*t, *u, *last;
+	size_t			 n, i;
+	int			 found = 0;
+
+	ec = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_256, &err);
+	ck_assert_uint_eq(vset_publish(ec, NULL), 1);
+	t = sign(ec, "ES256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	sig = sig_of(t, &n);
+	ck_assert_uint_eq(n, 64);
+	/* 65 and 66 bytes: zero-padded, and zeros put before r and s. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, sig, 64);
+	for (i = 65; i <= 66; i++) {
+		u = with_sig(t, buf, i);
+		ck_assert_msg(vset_verify(u) == OAUTH_INVALID, "%zu bytes", i);
+		free(u);
+	}
+	buf[0] = 0;
+	memcpy(buf + 1, sig, 32);
+	buf[33] = 0;
+	memcpy(buf + 34, sig + 32, 32);
+	u = with_sig(t, buf, 66);
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	u = with_sig(t, sig, 63);
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	/* The same 64 bytes, spelled with the last character's unused bits
+	 * set: another token string for one signature. */
+	u = xstrdup(t);
+	last = u + strlen(u) - 1;
+	*last = *last == 'A' ? 'B' : *last == 'Q' ? 'R' : *last == 'g' ? 'h' :
+	    *last == 'w' ? 'x' : *last;
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	cjose_get_dealloc()(sig);
+	free(t);
+
+	/* ES384 on P-384: 96 bytes. */
+	ec384 = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_384, &err);
+	ck_assert_uint_eq(vset_publish(ec384, NULL), 1);
+	t = sign(ec384, "ES384", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	sig = sig_of(t, &n);
+	ck_assert_uint_eq(n, 96);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, sig, n);
+	u = with_sig(t, buf, 97);
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	cjose_get_dealloc()(sig);
+	free(t);
+
+	/* PS256 whose signature starts with a zero byte: the 255 bytes
+	 * after it are the same number, and must not verify. */
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	for (i = 0; i < 4000 && !found; i++) {
+		t = sign(rsa, "PS256", "k1", CLAIMS);
+		sig = sig_of(t, &n);
+		ck_assert_uint_eq(n, 256);
+		if (sig[0] == 0) {
+			found = 1;
+			ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+			u = with_sig(t, sig + 1, 255);
+			ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+			free(u);
+		}
+		cjose_get_dealloc()(sig);
+		free(t);
+	}
+	ck_assert(found);
+	/* RS256 with a zero byte put before it. */
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	sig = sig_of(t, &n);
+	buf[0] = 0;
+	memcpy(buf + 1, sig, n);
+	u = with_sig(t, buf, n + 1);
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	cjose_get_dealloc()(sig);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(ec);
+	cjose_jwk_release(ec384);
+	cjose_jwk_release(rsa);
+}
+END_TEST
+
+/* RFC 7517 section 4: a key's alg and key_ops bind it; RFC 7518 3.3: RSA
+ * keys of 2048 bits or more. */
+START_TEST(test_key_restrictions)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*rsa, *small, *odd, *ec;
+	cjose_err		 err;
+	char			*t;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"PS256\"}"), 1);
+	t = sign(rsa, "PS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"RS256\"}"), 1);
+	t = sign(rsa, "PS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	t = sign(rsa, "RS512", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* An alg we do not verify with: the key is for something else. */
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"RSA-OAEP\"}"), 0);
+	/* key_ops: verify, or the key is not for verifying. */
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":[\"verify\"]}"), 1);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":[\"encrypt\"]}"),
+	    0);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":\"verify\"}"), 0);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"use\":\"enc\"}"), 0);
+	free(t);
+	/* 1024 and 2047 bits: too small, whatever they sign. */
+	small = cjose_jwk_create_RSA_random(1024, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(small, NULL), 0);
+	t = sign(small, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	odd = cjose_jwk_create_RSA_random(2047, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(odd, NULL), 0);
+	/* An EC key whose alg names another curve's. */
+	ec = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_256, &err);
+	ck_assert_uint_eq(vset_publish(ec, "{\"alg\":\"ES384\"}"), 1);
+	t = sign(ec, "ES256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
+	cjose_jwk_release(small);
+	cjose_jwk_release(odd);
+	cjose_jwk_release(ec);
+}
+END_TEST
+
 /* A refetch on an unknown kid waits refresh_min_s after the last one. */
 START_TEST(test_refresh_is_rate_limited)
 {
@@ -368,12 +654,17 @@ oauth_suite(void)
 	Suite	*s = suite_create("oauth");
 	TCase	*tc = tcase_create("core");
 
+	/* test_signature_length_exact signs until a PS256 one starts with 0. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_issuer_loads_with_defaults);
 	tcase_add_loop_test(tc, test_bad_files_refused, 0, nitems(bad));
 	tcase_add_test(tc, test_claims_accepted_and_refused);
 	tcase_add_test(tc, test_signatures);
 	tcase_add_test(tc, test_refresh_is_rate_limited);
 	tcase_add_test(tc, test_certificate_rules);
+	tcase_add_test(tc, test_crit_refused);
+	tcase_add_test(tc, test_signature_length_exact);
+	tcase_add_test(tc, test_key_restrictions);
 	suite_add_tcase(s, tc);
 	return s;
 }
