@@ -16,20 +16,30 @@
 #include "hash.h"
 #include "oauth.h"
 #include "principals.h"
+#include "utf8.h"
 #include "util.h"
 
 #define WHY(...)	snprintf(why, whylen, __VA_ARGS__)
 
-/* The claim as a string copied into out (max bytes); 0 if absent or not. */
+/*
+ * A claim that names someone, copied exactly into out (max bytes): 1, or
+ * 0 when absent, -1 when it is no string, holds a NUL, does not fit, or
+ * is no clean name (utf8.h: no control, invisible or bidi characters).
+ * Never rewritten: two names that differ stay two, or are refused.
+ */
 static int
-claim_string(const json_t *claims, const char *name, char *out, size_t max)
+claim_text(const json_t *claims, const char *name, char *out, size_t max)
 {
-	const char	*s = json_string_value(json_object_get(claims, name));
+	const json_t	*v = json_object_get(claims, name);
+	const char	*s = json_string_value(v);
+	size_t		 len = json_string_length(v);
 
-	if (s == NULL || strlen(s) >= max)
+	if (v == NULL)
 		return 0;
-	snprintf(out, max, "%s", s);
-	str_ascii(out);
+	if (s == NULL || len == 0 || len >= max || strlen(s) != len ||
+	    utf8_name_check(s, len, NULL) != UTF8_NAME_OK)
+		return -1;
+	memcpy(out, s, len + 1);
 	return 1;
 }
 
@@ -72,23 +82,57 @@ scope_granted(const json_t *claims, const char *scope)
 	return 0;
 }
 
-/* A time claim: an integer, or a number (some providers send 1.7e9). */
+/*
+ * A time claim: an integer, or a number (some providers send 1.7e9), in
+ * [0, OAUTH_TIME_MAX]: 1, 0 absent, -1 otherwise.  Bounded so that the
+ * checks below add the leeway without overflow: an exp of INT64_MAX is
+ * no promise of forever but a token to refuse.
+ */
 static int
 claim_time(const json_t *claims, const char *name, int64_t *out)
 {
 	const json_t	*v = json_object_get(claims, name);
 
-	if (json_is_integer(v))
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) <= OAUTH_TIME_MAX)
 		*out = json_integer_value(v);
-	else if (json_is_real(v) && json_real_value(v) > -1e15 &&
-	    json_real_value(v) < 1e15)
+	else if (json_is_real(v) && json_real_value(v) >= 0 &&
+	    json_real_value(v) <= OAUTH_TIME_MAX)
 		*out = (int64_t)json_real_value(v);
 	else
 		return v == NULL ? 0 : -1;
 	return 1;
 }
 
+/* Adds the groups of ours that the issuer's group g stands for. */
 static void
+group_map(const struct oauth_issuer *is, const json_t *g,
+    struct oauth_ident *id)
+{
+	size_t	 i, k;
+
+	for (i = 0; i < is->ngroups; i++) {
+		if (strlen(is->groups[i].claim) != json_string_length(g) ||
+		    memcmp(is->groups[i].claim, json_string_value(g),
+		    json_string_length(g)) != 0)
+			continue;
+		for (k = 0; k < id->ngroups; k++)
+			if (strcmp(id->groups[k], is->groups[i].group) == 0)
+				break;
+		/* The issuer maps to at most CLIENT_GROUPS_MAX (oauth_conf.c). */
+		if (k == id->ngroups && k < CLIENT_GROUPS_MAX)
+			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX,
+			    "%s", is->groups[i].group);
+	}
+}
+
+/*
+ * The groups claim: a string or a list of strings, each a clean name
+ * (utf8.h), or the token is refused.  Only those the issuer's groups:
+ * lists count, as the groups of ours they map to; the rest grant
+ * nothing, so no issuer can assert a group another was given.
+ */
+static int
 claim_groups(const struct oauth_issuer *is, const json_t *claims,
     struct oauth_ident *id)
 {
@@ -96,31 +140,27 @@ claim_groups(const struct oauth_issuer *is, const json_t *claims,
 	size_t		 i;
 
 	id->ngroups = 0;
-	if (is->groups_claim[0] == '\0')
-		return;
-	g = json_object_get(claims, is->groups_claim);
-	if (json_is_string(g) && strlen(json_string_value(g)) <
-	    CLIENT_GROUP_MAX) {
-		snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX, "%s",
-		    json_string_value(g));
-		return;
+	if (is->groups_claim[0] == '\0' ||
+	    (g = json_object_get(claims, is->groups_claim)) == NULL)
+		return 0;
+	if (!json_is_array(g) && !json_is_string(g))
+		return -1;
+	for (i = 0; i < (json_is_array(g) ? json_array_size(g) : 1); i++) {
+		v = json_is_array(g) ? json_array_get(g, i) : g;
+		if (!json_is_string(v) || strlen(json_string_value(v)) !=
+		    json_string_length(v) || utf8_name_check(json_string_value(
+		    v), json_string_length(v), NULL) != UTF8_NAME_OK)
+			return -1;
+		group_map(is, v, id);
 	}
-	/* Past the cap, groups are left out: a group may only grant. */
-	json_array_foreach(g, i, v) {
-		if (id->ngroups == CLIENT_GROUPS_MAX)
-			break;
-		if (json_is_string(v) && strlen(json_string_value(v)) <
-		    CLIENT_GROUP_MAX && principal_name_ok(json_string_value(v)))
-			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX,
-			    "%s", json_string_value(v));
-	}
+	return 0;
 }
 
 enum oauth_verdict
 oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
     int64_t now, struct oauth_ident *id, char *why, size_t whylen)
 {
-	const char	*jti;
+	const json_t	*jti;
 	char		 value[PRINCIPAL_MAX];
 	int64_t		 exp, nbf;
 	size_t		 i, off = 0;
@@ -131,15 +171,20 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 		return OAUTH_INVALID;
 	}
 	snprintf(id->issuer, sizeof(id->issuer), "%s", is->issuer);
-	(void)claim_string(claims, "sub", id->subject, sizeof(id->subject));
-	if (!claim_string(claims, "client_id", id->client_id,
-	    sizeof(id->client_id)))
-		(void)claim_string(claims, "azp", id->client_id,
-		    sizeof(id->client_id));
-	if ((jti = json_string_value(json_object_get(claims, "jti"))) != NULL)
-		sha256_hex(jti, strlen(jti), id->jti_sha256);
+	/* The proof beside the principal, exactly as the token says it. */
+	if (claim_text(claims, "sub", id->subject, sizeof(id->subject)) ==
+	    -1 || (r = claim_text(claims, "client_id", id->client_id,
+	    sizeof(id->client_id))) == -1 || (r == 0 && claim_text(claims,
+	    "azp", id->client_id, sizeof(id->client_id)) == -1)) {
+		WHY("sub, client_id or azp is no clean name of its size");
+		return OAUTH_INVALID;
+	}
+	if ((jti = json_object_get(claims, "jti")) != NULL &&
+	    json_is_string(jti))
+		sha256_hex(json_string_value(jti), json_string_length(jti),
+		    id->jti_sha256);
 	if (claim_time(claims, "exp", &exp) != 1) {
-		WHY("no exp claim");
+		WHY("no exp claim, or not a time");
 		return OAUTH_INVALID;
 	}
 	if (now > exp + is->leeway_s) {
@@ -155,15 +200,20 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 		WHY("audience is not %s", is->audience);
 		return OAUTH_INVALID;
 	}
-	if (!claim_string(claims, is->principal_claim, value, sizeof(value)) ||
-	    xsnprintf(id->principal, sizeof(id->principal), "%s%s",
-	    is->principal_prefix, value) == -1 ||
-	    !principal_name_ok(id->principal)) {
-		WHY("claim %s is missing or no principal name",
-		    is->principal_claim);
+	/* Printable ASCII only: no look-alikes, nothing to normalise. */
+	if (claim_text(claims, is->principal_claim, value, sizeof(value)) !=
+	    1 || !principal_name_ok(value) || xsnprintf(id->principal,
+	    sizeof(id->principal), "%s%s", is->principal_prefix, value) ==
+	    -1) {
+		WHY("claim %s is missing or no principal name (printable "
+		    "ASCII without spaces)", is->principal_claim);
 		return OAUTH_INVALID;
 	}
-	claim_groups(is, claims, id);
+	if (claim_groups(is, claims, id) == -1) {
+		WHY("claim %s is neither a string nor a list of strings, each "
+		    "without control or invisible characters", is->groups_claim);
+		return OAUTH_INVALID;
+	}
 	id->scope_needed[0] = '\0';
 	for (i = 0; i < is->nscopes; i++)
 		if (!scope_granted(claims, is->scopes[i]))

@@ -27,6 +27,9 @@
 #define OAUTH_SCOPE_LEN		64
 #define OAUTH_CLAIM_LEN		64
 #define OAUTH_PREFIX_LEN	32
+#define OAUTH_PREFIX_DEFAULT	"oidc:"	/* of the only issuer, unless set */
+#define OAUTH_GROUPS_MAX	32	/* entries of one issuer's groups: */
+#define OAUTH_GROUP_CLAIM_LEN	256	/* a group as the token names it */
 #define OAUTH_KEYS_MAX		16	/* keys kept of one JWKS */
 #define OAUTH_KID_MAX		128
 #define OAUTH_TOKEN_MAX		8192	/* bytes of a presented JWT */
@@ -37,6 +40,7 @@
 #define OAUTH_REFRESH_TIMEOUT_MS 2000	/* one fetch on unknown kid */
 #define OAUTH_DOC_MAX		(256 * 1024)	/* metadata or JWKS bytes */
 #define OAUTH_RSA_BITS_MIN	2048	/* RFC 7518 section 3.3 */
+#define OAUTH_TIME_MAX		INT64_C(253402300799)	/* 9999-12-31 */
 
 /* Signature algorithms, as a bit set; never none nor HMAC. */
 enum oauth_alg {
@@ -52,14 +56,24 @@ struct oauth_key {
 	unsigned	 alg;		/* the JWK's alg; 0 if it names none */
 };
 
+/* A group an issuer's tokens name, and the group of ours it stands for. */
+struct oauth_group {
+	char		 claim[OAUTH_GROUP_CLAIM_LEN];	/* exact bytes */
+	char		 group[CLIENT_GROUP_MAX];
+};
+
 struct oauth_issuer {
 	char		 issuer[OAUTH_URL_MAX];
 	char		 audience[OAUTH_URL_MAX];	/* our resource URI */
 	char		 scopes[OAUTH_SCOPES_MAX][OAUTH_SCOPE_LEN]; /* required */
 	size_t		 nscopes;
 	char		 principal_claim[OAUTH_CLAIM_LEN];	/* "sub" */
-	char		 principal_prefix[OAUTH_PREFIX_LEN];	/* "oidc:" */
+	char		 principal_prefix[OAUTH_PREFIX_LEN];	/* never "" */
 	char		 groups_claim[OAUTH_CLAIM_LEN];		/* "" none */
+	/* Only these of its groups count, each as the group of ours it maps
+	 * to: no other issuer's, and no static token's (principals.c). */
+	struct oauth_group groups[OAUTH_GROUPS_MAX];
+	size_t		 ngroups;
 	unsigned	 algs;
 	int64_t		 leeway_s;
 	int64_t		 refresh_min_s;

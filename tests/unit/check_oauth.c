@@ -34,15 +34,106 @@ START_TEST(test_issuer_loads_with_defaults)
 
 	rules_with(dir, sizeof(dir), "issuers:\n  - issuer: " ISS "\n"
 	    "    audience: " AUD "\n    scopes: [mcp:tools]\n"
-	    "    groups_claim: groups\n");
+	    "    groups_claim: groups\n"
+	    "    groups: {\"/Team Leads\": leads, admins: idp-admins}\n");
 	ck_assert_ptr_nonnull(p = principals_load(dir));
 	set = principals_issuers(p);
 	ck_assert_uint_eq(set->n, 1);
 	ck_assert_str_eq(set->v[0].principal_claim, "sub");
+	/* The only issuer may leave its prefix to the default. */
 	ck_assert_str_eq(set->v[0].principal_prefix, "oidc:");
+	ck_assert_uint_eq(set->v[0].ngroups, 2);
+	ck_assert_str_eq(set->v[0].groups[0].claim, "/Team Leads");
+	ck_assert_str_eq(set->v[0].groups[0].group, "leads");
 	ck_assert_uint_eq(set->v[0].algs, OAUTH_ALGS_DEFAULT);
 	ck_assert_int_eq(principals_auth_required(p), 1);
 	principals_free(p);
+}
+END_TEST
+
+#define ISS_B	"https://login.example.org/b"
+#define TWO(pa, pb)							\
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n" pa	\
+	"  - issuer: " ISS_B "\n    audience: " AUD "\n" pb
+#define STATIC(principal, groups)					\
+	"tokens:\n  - sha256: \"" HASH0 "\"\n    principal: " principal	\
+	"\n    groups: " groups "\n"
+#define HASH0	"0000000000000000000000000000000000000000000000000000000000000000"
+#define MTLS	"mtls:\n  cert_file: /c\n  key_file: /k\n  ca_file: /a\n"
+
+/* Two issuers, a static token and certificates, each with names of its own. */
+START_TEST(test_issuers_apart_load)
+{
+	struct principals	*p;
+	struct oauth_issuers	*set;
+	char			 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), TWO("    principal_prefix: \"a:\"\n"
+	    "    groups_claim: groups\n    groups: {admins: a-admins}\n",
+	    "    principal_prefix: \"b:\"\n    groups_claim: roles\n"
+	    "    groups: {admins: b-admins, ops: b-admins}\n")
+	    STATIC("\"user:alice\"", "[analysts]") MTLS);
+	ck_assert_ptr_nonnull(p = principals_load(dir));
+	set = principals_issuers(p);
+	ck_assert_uint_eq(set->n, 2);
+	ck_assert_str_eq(set->v[1].principal_prefix, "b:");
+	principals_free(p);
+}
+END_TEST
+
+/* Configurations where two sources could make one principal or group. */
+static const char *const clash[] = {
+	/* Two issuers: each must say its prefix; the default is no one's. */
+	TWO("", ""),
+	TWO("    principal_prefix: \"a:\"\n", ""),
+	TWO("    principal_prefix: \"idp:\"\n",
+	    "    principal_prefix: \"idp:\"\n"),
+	/* One starts the other: a:x:bob is b's x:bob and a's bob. */
+	TWO("    principal_prefix: \"a:x:\"\n",
+	    "    principal_prefix: \"a:\"\n"),
+	TWO("    principal_prefix: \"\"\n",
+	    "    principal_prefix: \"b:\"\n"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"\"\n",
+	/* A static token's principal an issuer's tokens could make. */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"user:\"\n"
+	    STATIC("\"user:alice\"", "[]"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    STATIC("\"oidc:alice\"", "[]"),
+	/* Client certificates' names (cert: by default). */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"cert:\"\n" MTLS,
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"spiffe:\"\n" MTLS
+	    "  principal: [{from: san_uri, prefix: \"\", match: \"spiffe://\"}]\n",
+	/* One group of ours from two issuers, or from an issuer and a token. */
+	TWO("    principal_prefix: \"a:\"\n    groups_claim: groups\n"
+	    "    groups: {admins: admins}\n",
+	    "    principal_prefix: \"b:\"\n    groups_claim: groups\n"
+	    "    groups: {root: admins}\n"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {analysts: analysts}\n"
+	    STATIC("\"user:alice\"", "[analysts]"),
+	/* groups_claim says where; groups: which count, as which of ours. */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups: {admins: admins}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {admins: \"a b\"}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {\"adm\\u202eins\": a}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: [admins]\n",
+};
+
+START_TEST(test_issuers_that_clash_refused)
+{
+	char	 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), clash[_i]);
+	ck_assert_msg(principals_load(dir) == NULL, "accepted: %s", clash[_i]);
 }
 END_TEST
 
@@ -93,6 +184,14 @@ issuer_init(struct oauth_issuer *is)
 	snprintf(is->principal_claim, sizeof(is->principal_claim), "sub");
 	snprintf(is->principal_prefix, sizeof(is->principal_prefix), "oidc:");
 	snprintf(is->groups_claim, sizeof(is->groups_claim), "groups");
+	/* Its groups a, "b c" and d are ours as grp-a, team-bc and grp-a. */
+	snprintf(is->groups[0].claim, OAUTH_GROUP_CLAIM_LEN, "a");
+	snprintf(is->groups[0].group, CLIENT_GROUP_MAX, "grp-a");
+	snprintf(is->groups[1].claim, OAUTH_GROUP_CLAIM_LEN, "b c");
+	snprintf(is->groups[1].group, CLIENT_GROUP_MAX, "team-bc");
+	snprintf(is->groups[2].claim, OAUTH_GROUP_CLAIM_LEN, "d");
+	snprintf(is->groups[2].group, CLIENT_GROUP_MAX, "grp-a");
+	is->ngroups = 3;
 	snprintf(is->scopes[0], OAUTH_SCOPE_LEN, "mcp:tools");
 	is->nscopes = 1;
 	is->algs = OAUTH_ALGS_DEFAULT;
@@ -109,7 +208,7 @@ check(const char *claims, struct oauth_ident *id)
 	enum oauth_verdict	 v;
 
 	issuer_init(&is);
-	c = json_loads(claims, 0, NULL);
+	c = json_loads(claims, JSON_ALLOW_NUL, NULL);
 	ck_assert_ptr_nonnull(c);
 	v = oauth_claims_check(&is, c, NOW, id, why, sizeof(why));
 	json_decref(c);
@@ -125,13 +224,21 @@ START_TEST(test_claims_accepted_and_refused)
 	memset(&id, 0, sizeof(id));
 	ck_assert_int_eq(check("{" BASE ",\"aud\":\"" AUD "\",\"scope\":"
 	    "\"openid mcp:tools\",\"azp\":\"cli\",\"jti\":\"x\",\"groups\":"
-	    "[\"a\",\"b c\",7,\"d\"]}", &id), OAUTH_OK);
+	    "[\"b c\",\"a\",\"admins\",\"d\",\"A\",\"grp-a\"]}", &id),
+	    OAUTH_OK);
 	ck_assert_str_eq(id.principal, "oidc:svc-1");
 	ck_assert_str_eq(id.client_id, "cli");
 	ck_assert_uint_eq(strlen(id.jti_sha256), SHA256_HEX);
-	/* Groups that are no principal name are left out, never widened. */
+	/* Only the issuer's groups it lists count, as ours, each once:
+	 * admins, A and grp-a (a name of ours, not of the issuer's) grant
+	 * nothing. */
 	ck_assert_uint_eq(id.ngroups, 2);
-	ck_assert_str_eq(id.groups[1], "d");
+	ck_assert_str_eq(id.groups[0], "team-bc");
+	ck_assert_str_eq(id.groups[1], "grp-a");
+	ck_assert_int_eq(check("{" BASE ",\"aud\":\"" AUD "\",\"scope\":"
+	    "\"mcp:tools\",\"groups\":\"b c\"}", &id), OAUTH_OK);
+	ck_assert_uint_eq(id.ngroups, 1);
+	ck_assert_str_eq(id.groups[0], "team-bc");
 	/* aud as an array, scp as Entra ID and Okta send it. */
 	ck_assert_int_eq(check("{" BASE ",\"aud\":[\"x\",\"" AUD "\"],\"scp\":"
 	    "[\"mcp:tools\"]}", &id), OAUTH_OK);
@@ -613,6 +720,47 @@ START_TEST(test_key_restrictions)
 }
 END_TEST
 
+#define GOOD	"\"aud\":\"" AUD "\",\"scope\":\"mcp:tools\""
+
+/* An identity is taken exactly or refused, never rewritten. */
+static const char *const bad_claims[] = {
+	"{\"sub\":\"alice\\nadmin\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"alice\\u0000\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"al\\u001bice\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"m\\u00fcller\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"\\u0430lice\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"alice\\u202e\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":7,\"exp\":1800000300," GOOD "}",
+	"{\"sub\":[\"alice\"],\"exp\":1800000300," GOOD "}",
+	/* The proof recorded beside the principal, too. */
+	"{\"sub\":\"s\",\"client_id\":\"c\\u0007\",\"exp\":1800000300," GOOD
+	    "}",
+	"{\"sub\":\"s\",\"azp\":\"\\u200fc\",\"exp\":1800000300," GOOD "}",
+	/* groups: a string or a list of strings, each a clean name. */
+	"{\"sub\":\"s\",\"groups\":\"adm\\nins\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"s\",\"groups\":[\"ok\",\"adm\\u0000\"],\"exp\":1800000300,"
+	    GOOD "}",
+	"{\"sub\":\"s\",\"groups\":[\"ok\",7],\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"s\",\"groups\":{\"a\":1},\"exp\":1800000300," GOOD "}",
+	/* Times past what a clock can say: refused on purpose. */
+	"{\"sub\":\"s\",\"exp\":9223372036854775807," GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1e300," GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1800000300,\"nbf\":-9223372036854775807,"
+	    GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1800000300,\"nbf\":\"now\"," GOOD "}",
+};
+
+START_TEST(test_claims_taken_exactly_or_refused)
+{
+	struct oauth_ident	 id;
+
+	memset(&id, 0, sizeof(id));
+	ck_assert_msg(check(bad_claims[_i], &id) == OAUTH_INVALID,
+	    "accepted: %s as %s", bad_claims[_i], id.principal);
+}
+END_TEST
+
 /* A refetch on an unknown kid waits refresh_min_s after the last one. */
 START_TEST(test_refresh_is_rate_limited)
 {
@@ -658,6 +806,9 @@ oauth_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_issuer_loads_with_defaults);
 	tcase_add_loop_test(tc, test_bad_files_refused, 0, nitems(bad));
+	tcase_add_test(tc, test_issuers_apart_load);
+	tcase_add_loop_test(tc, test_issuers_that_clash_refused, 0,
+	    nitems(clash));
 	tcase_add_test(tc, test_claims_accepted_and_refused);
 	tcase_add_test(tc, test_signatures);
 	tcase_add_test(tc, test_refresh_is_rate_limited);
@@ -665,6 +816,8 @@ oauth_suite(void)
 	tcase_add_test(tc, test_crit_refused);
 	tcase_add_test(tc, test_signature_length_exact);
 	tcase_add_test(tc, test_key_restrictions);
+	tcase_add_loop_test(tc, test_claims_taken_exactly_or_refused, 0,
+	    nitems(bad_claims));
 	suite_add_tcase(s, tc);
 	return s;
 }
