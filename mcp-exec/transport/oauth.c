@@ -370,9 +370,32 @@ issuer_find(struct oauth_issuers *set, const char *iss)
 	return NULL;
 }
 
+/*
+ * A kid the issuer lacks: 1 when the keys may have changed since (look
+ * again), 0 when the token must wait for a fetch, -1 to refuse.
+ */
+static int
+key_missing(struct oauth_issuer *is, enum oauth_wait wait)
+{
+	if (wait == OAUTH_NOWAIT || (wait == OAUTH_WAIT && is->fetch == NULL))
+		return -1;
+	if (wait == OAUTH_WAIT)
+		return 0;
+	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
+	switch (jwks_refresh(is, mono_ms())) {
+	case 1:
+		return 0;
+	case 0:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
 enum oauth_verdict
 oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
-    int64_t now, struct oauth_ident *id, char *why, size_t whylen)
+    int64_t now, enum oauth_wait wait, struct oauth_ident *id, char *why,
+    size_t whylen)
 {
 	enum oauth_verdict	 v = OAUTH_INVALID;
 	struct oauth_issuer	*is;
@@ -431,10 +454,17 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 		WHY("signature is not canonical base64url");
 		goto out;
 	}
-	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
-	if ((r = key_verify(is, jws, kid, bit, (size_t)siglen)) == 0 &&
-	    jwks_refresh(is, mono_ms()) == 0)
-		r = key_verify(is, jws, kid, bit, (size_t)siglen);
+	if ((r = key_verify(is, jws, kid, bit, (size_t)siglen)) == 0) {
+		switch (key_missing(is, wait)) {
+		case 0:
+			WHY("waiting for %s's keys", is->issuer);
+			v = OAUTH_PENDING;
+			goto out;
+		case 1:
+			r = key_verify(is, jws, kid, bit, (size_t)siglen);
+			break;
+		}
+	}
 	if (r == 0) {
 		WHY("no %s key with kid %.64s", alg, kid ? kid : "(none)");
 		goto out;

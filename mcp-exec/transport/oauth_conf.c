@@ -332,6 +332,7 @@ oauth_issuers_clear(struct oauth_issuers *set)
 	size_t	 i, k;
 
 	for (i = 0; i < set->n; i++) {
+		jwks_fetch_cancel(&set->v[i]);
 		for (k = 0; k < set->v[i].nkeys; k++)
 			cjose_jwk_release(set->v[i].keys[k].jwk);
 		set->v[i].nkeys = 0;
@@ -364,7 +365,5 @@ oauth_issuers_inherit(struct oauth_issuers *set,
 			is->keys[n].alg = o->keys[n].alg;
 		}
 		is->nkeys = o->nkeys;
-		log_warnx("oauth: %s: keeping the %zu keys fetched before",
-		    is->issuer, is->nkeys);
 	}
 }

@@ -5,7 +5,7 @@
  * issuer, alg and key from its header and payload); 1: they are a
  * verified payload for oauth_claims_check; 2: a certificate name for an
  * mtls rule; 3: principals.yaml's issuers and mtls sections (YAML).
- * Nothing is fetched: the issuer's refetch is rate-limited.
+ * Nothing is fetched: an unknown kid is refused (OAUTH_NOWAIT).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 4) {
 	case 0:
 		(void)oauth_verify(&set, (const char *)data + 1, size - 1,
-		    1800000000, &id, why, sizeof(why));
+		    1800000000, OAUTH_NOWAIT, &id, why, sizeof(why));
 		break;
 	case 1:
 		if ((c = json_loadb((const char *)data + 1, size - 1, 0,

@@ -214,6 +214,8 @@ EOF
 kill "$OP_PID"; wait "$OP_PID" 2>/dev/null || true; OP_PID=""
 kill -HUP "$MX_PID"
 for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] && break; sleep 0.02; done
+# The refetch runs beside the loop: its failure comes after the reload.
+for _ in $(seq 1 500); do grep -q "keeping the 1 keys fetched before" "$T/mx.err" && break; sleep 0.02; done
 grep -q "keeping the 1 keys fetched before" "$T/mx.err" || fail "keys not kept across SIGHUP"
 SID=$(head -1 "$T/session"); TOK=$(tail -1 "$T/session")
 st=$(curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $TOK" \

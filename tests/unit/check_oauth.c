@@ -310,6 +310,16 @@ publish(struct oauth_issuer *is, const cjose_jwk_t *jwk, const char *kid)
 	free(pub);
 }
 
+/* oauth_verify of t as a server would, at NOW. */
+static enum oauth_verdict
+verify(struct oauth_issuers *set, const char *t, struct oauth_ident *id)
+{
+	char	 why[256];
+
+	return oauth_verify(set, t, strlen(t), NOW, OAUTH_FETCH, id, why,
+	    sizeof(why));
+}
+
 #define CLAIMS	"{\"iss\":\"" ISS "\",\"sub\":\"svc\",\"aud\":\"" AUD "\"," \
 		"\"exp\":4000000000,\"scope\":\"mcp:tools\"}"
 
@@ -335,44 +345,38 @@ START_TEST(test_signatures)
 	publish(&set.v[0], rsa, "k1");
 
 	t = sign(rsa, "RS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	ck_assert_str_eq(id.principal, "oidc:svc");
 	/* Tampered: one byte of the payload. */
 	dot = strchr(t, '.') + 5;
 	*dot = *dot == 'A' ? 'B' : 'A';
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	t = sign(rsa, "PS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	free(t);
 	/* Not in the issuer's algorithms: RS512. */
 	t = sign(rsa, "RS512", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
 	ck_assert_msg(strstr(why, "alg RS512") != NULL, "%s", why);
 	free(t);
 	/* Another key under the same kid; an unknown kid. */
 	t = sign(other, "RS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	t = sign(other, "RS256", "k2", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
 	ck_assert_msg(strstr(why, "kid k2") != NULL, "%s", why);
 	free(t);
 	/* HMAC, with any secret: never. */
 	t = sign(oct, "HS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* An ES256 token where the issuer publishes only RSA. */
 	t = sign(ec, "ES256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* alg none, unsigned. */
 	snprintf(none, sizeof(none), "eyJhbGciOiJub25lIn0.");
@@ -382,8 +386,7 @@ START_TEST(test_signatures)
 	snprintf(none + strlen(none), sizeof(none) - strlen(none), "%s.",
 	    dot);
 	cjose_get_dealloc()(dot);
-	ck_assert_int_eq(oauth_verify(&set, none, strlen(none), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, none, &id), OAUTH_INVALID);
 	/* No kid: each fitting key is tried (two published, the second signs). */
 	{
 		char	*a = cjose_jwk_to_json(other, false, &err);
@@ -397,19 +400,15 @@ START_TEST(test_signatures)
 		free(b);
 	}
 	t = sign(rsa, "RS256", NULL, CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	free(t);
 	t = sign(ec, "ES256", NULL, CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* Junk; a '=' inside a part (libcjose 0.6.2 would abort on it). */
-	ck_assert_int_eq(oauth_verify(&set, "a.b.c", 5, NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, "a.b.c", &id), OAUTH_INVALID);
 	t = xstrdup("eyJhbGciOiJSUzI1NiIsImtpZCRS2=6I6ImsxIn0.e30.c2ln");
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* A reload that could not fetch keeps the keys fetched before. */
 	{
@@ -422,8 +421,7 @@ START_TEST(test_signatures)
 		ck_assert_uint_eq(next.v[0].nkeys, 2);
 		oauth_issuers_clear(&set);
 		t = sign(rsa, "RS256", NULL, CLAIMS);
-		ck_assert_int_eq(oauth_verify(&next, t, strlen(t), NOW, &id,
-		    why, sizeof(why)), OAUTH_OK);
+		ck_assert_int_eq(verify(&next, t, &id), OAUTH_OK);
 		free(t);
 		oauth_issuers_clear(&next);
 	}
@@ -519,9 +517,8 @@ static enum oauth_verdict
 vset_verify(const char *t)
 {
 	struct oauth_ident	 id;
-	char			 why[256];
 
-	return oauth_verify(&vset, t, strlen(t), NOW, &id, why, sizeof(why));
+	return verify(&vset, t, &id);
 }
 
 /* RFC 7515 section 4.1.11: a crit we do not understand is refused. */
@@ -761,6 +758,47 @@ START_TEST(test_claims_taken_exactly_or_refused)
 }
 END_TEST
 
+/*
+ * A kid the issuer lacks: a token waits for a fetch under way (and only a
+ * token that may start one starts one); one that may not wait is refused.
+ */
+START_TEST(test_unknown_kid_waits)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	struct oauth_ident	 id;
+	cjose_jwk_t		*rsa;
+	cjose_err		 err;
+	char			*t, why[256];
+	int			 underway;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	t = sign(rsa, "RS256", "k-new", CLAIMS);
+	/* Rate-limited, nothing under way: refused whatever it may do. */
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_WAIT,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	/* A fetch under way (a stand-in: nothing runs it here). */
+	vset.v[0].fetch = (struct jwks_fetch *)&underway;
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_PENDING);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_WAIT,
+	    &id, why, sizeof(why)), OAUTH_PENDING);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_NOWAIT,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	/* A kid it has needs no wait. */
+	free(t);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_NOWAIT,
+	    &id, why, sizeof(why)), OAUTH_OK);
+	vset.v[0].fetch = NULL;
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
+}
+END_TEST
+
 /* A refetch on an unknown kid waits refresh_min_s after the last one. */
 START_TEST(test_refresh_is_rate_limited)
 {
@@ -816,6 +854,7 @@ oauth_suite(void)
 	tcase_add_test(tc, test_crit_refused);
 	tcase_add_test(tc, test_signature_length_exact);
 	tcase_add_test(tc, test_key_restrictions);
+	tcase_add_test(tc, test_unknown_kid_waits);
 	tcase_add_loop_test(tc, test_claims_taken_exactly_or_refused, 0,
 	    nitems(bad_claims));
 	suite_add_tcase(s, tc);
