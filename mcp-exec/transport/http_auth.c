@@ -20,8 +20,8 @@
 #include <time.h>
 
 #include <event2/bufferevent.h>
-#include <event2/event.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <openssl/ssl.h>
@@ -205,6 +205,7 @@ park_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct http_park	*p = arg;
 
+	log_debug("http: connection closed while its token waited for keys");
 	TAILQ_REMOVE(&p->tr->parked, p, entry);
 	p->tr->nparked--;
 	if (evhttp_request_get_connection(p->req) == NULL)

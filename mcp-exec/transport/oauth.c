@@ -1,9 +1,11 @@
 /*
  * Verifies a JWT access token (RFC 9068) for this resource server.  The
- * token is the client's and untrusted: libcjose parses and verifies it;
- * its claims are read before that only to pick the issuer whose keys
- * must verify it, and trusted only after.  Then iss, aud (RFC 8707),
- * exp/nbf with leeway, and the required scopes are checked.
+ * token is the client's and untrusted: libcjose parses and verifies it,
+ * after the checks it lacks (crit, the signature's exact length); its
+ * claims are read before that only to pick the issuer whose keys must
+ * verify it, and trusted only after.  Then iss, aud (RFC 8707), exp/nbf
+ * with leeway, the required scopes, and who it names: taken exactly, in
+ * the issuer's own names and groups, or refused.
  */
 #include <sys/types.h>
 

@@ -101,7 +101,7 @@ struct oauth_ident {
 	char		 subject[CLIENT_SUBJECT_MAX];
 	char		 client_id[CLIENT_ID_MAX];
 	char		 jti_sha256[SHA256_HEX + 1];
-	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];
+	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];	/* ours */
 	size_t		 ngroups;
 	char		 scope_needed[OAUTH_SCOPES_MAX * OAUTH_SCOPE_LEN];
 };

@@ -216,9 +216,9 @@ get_groups(struct conf_ctx *ctx, const json_t *o, struct oauth_issuer *is)
 			continue;
 		}
 		if (group == NULL || !group_name_ok(group)) {
-			conf_error(ctx, v, "groups: %s: the group it is here, 1 "
-			    "to %d bytes of printable ASCII without spaces",
-			    claim, CLIENT_GROUP_MAX - 1);
+			conf_error(ctx, v, "groups: the group of ours each "
+			    "stands for: 1 to %d bytes of printable ASCII "
+			    "without spaces", CLIENT_GROUP_MAX - 1);
 			continue;
 		}
 		for (i = 0; i < is->ngroups; i++)

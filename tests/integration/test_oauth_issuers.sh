@@ -135,7 +135,7 @@ echo "$tools" | grep -qw execute_python || fail "SDK client: tools $tools"
 note "the official SDK client connected with client_credentials over HTTPS: $tools"
 
 "$PY" - "$PORT" "$RES" "$TOKS" "$TLS/ca.pem" "$A" "$B" "$C" <<'EOF' || fail "issuer cases (see above)"
-import base64, http.client, json, ssl, sys, threading, time, urllib.request
+import base64, http.client, json, socket, ssl, sys, threading, time, urllib.request
 
 port, res, tok_static, ca, A, B, C = sys.argv[1:8]
 port = int(port)
@@ -268,6 +268,16 @@ def waiter():
 w = threading.Thread(target=waiter)
 w.start()
 time.sleep(0.3)
+# One that waits and then goes: it keeps its place until the fetch ends,
+# then its answer goes nowhere (ASan at the stop below says nothing leaked).
+gone = socket.create_connection(("127.0.0.1", port))
+msg = json.dumps(INIT).encode()
+gone.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: "
+    b"application/json\r\nAccept: application/json, text/event-stream\r\n"
+    b"Authorization: Bearer %s\r\nContent-Length: %d\r\n\r\n%s" %
+    (port, sign(B, "late", claims(B, "gone")).encode(), len(msg), msg))
+time.sleep(0.1)
+gone.close()
 codes = []
 def one(tok):
     codes.append(status(tok))
