@@ -35,6 +35,9 @@ setup(void)
 	snprintf(is->principal_claim, sizeof(is->principal_claim), "sub");
 	snprintf(is->principal_prefix, sizeof(is->principal_prefix), "oidc:");
 	snprintf(is->groups_claim, sizeof(is->groups_claim), "groups");
+	snprintf(is->groups[0].claim, OAUTH_GROUP_CLAIM_LEN, "a");
+	snprintf(is->groups[0].group, CLIENT_GROUP_MAX, "grp-a");
+	is->ngroups = 1;
 	snprintf(is->scopes[0], OAUTH_SCOPE_LEN, "mcp:tools");
 	is->nscopes = 1;
 	is->algs = OAUTH_ALGS_DEFAULT;
