@@ -13,6 +13,7 @@
 #include "conf.h"
 #include "log.h"
 #include "oauth.h"
+#include "principals.h"
 #include "utf8.h"
 
 static const struct {
@@ -173,18 +174,6 @@ get_scopes(struct conf_ctx *ctx, const json_t *o, struct oauth_issuer *is)
 	}
 }
 
-/* A name of ours, as principals.yaml's groups entries take them. */
-static int
-group_name_ok(const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; s[i] != '\0'; i++)
-		if (i >= CLIENT_GROUP_MAX - 1 || s[i] <= ' ' || s[i] > '~')
-			return 0;
-	return i > 0;
-}
-
 /*
  * groups: which of the issuer's groups count here, and as which group of
  * ours.  A group its tokens name that is not listed grants nothing; the
@@ -215,7 +204,9 @@ get_groups(struct conf_ctx *ctx, const json_t *o, struct oauth_issuer *is)
 			    OAUTH_GROUP_CLAIM_LEN - 1);
 			continue;
 		}
-		if (group == NULL || !group_name_ok(group)) {
+		/* A name of ours, as principals.yaml's groups entries are. */
+		if (group == NULL || !principal_name_ok(group) ||
+		    strlen(group) >= CLIENT_GROUP_MAX) {
 			conf_error(ctx, v, "groups: the group of ours each "
 			    "stands for: 1 to %d bytes of printable ASCII "
 			    "without spaces", CLIENT_GROUP_MAX - 1);
