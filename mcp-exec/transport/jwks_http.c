@@ -2,7 +2,10 @@
  * GETs of an issuer's documents (metadata, JWKS) with libcurl's multi
  * interface on a libevent base: the loop waits on no provider.  What
  * comes back is the provider's, trusted only to be one JSON object of at
- * most OAUTH_DOC_MAX bytes; each transfer is bounded in time.
+ * most OAUTH_DOC_MAX bytes; each transfer is bounded in time.  No thread
+ * of ours runs beside the loop (sandboxes are cloned from it); only
+ * libcurl's resolver, for an issuer named by host rather than address,
+ * runs getaddrinfo in one of its own.
  *
  * Ownership: a struct jwks_get is jwks_http.c's until its callback has
  * run (then it is gone) or its owner cancels it.
