@@ -296,7 +296,7 @@ assert fast < 1.0, f"another client waited {fast:.2f} s for the fetch"
 assert out["status"] == 200, out
 assert out["s"] >= 1.2, f"the waiting token was answered after {out['s']:.2f} s: before the fetch?"
 assert int(op(B, "/_test/hits")) > hits, "no refetch reached B"
-assert codes.count(503) >= 6 and codes.count(503) + codes.count(401) == 70, sorted(codes)
+assert codes.count(503) >= 1 and codes.count(503) + codes.count(401) == 70, sorted(codes)
 print(f"  while B's JWKS took 1.5 s: a static token answered in {fast * 1000:.0f} ms; "
       f"the token that waited got 200 after {out['s']:.2f} s; "
       f"{codes.count(503)} of 70 more waiting got 503, the rest 401")
