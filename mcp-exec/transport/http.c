@@ -469,7 +469,7 @@ head_refused(struct evhttp_request *req)
 	return 1;
 }
 
-static void
+void
 http_request_cb(struct evhttp_request *req, void *arg)
 {
 	struct http_tr		*tr = arg;
@@ -619,6 +619,7 @@ transport_http_new(struct server *srv, const char *listen)
 	tr->srv = srv;
 	LIST_INIT(&tr->sessions);
 	tr->conns = xcalloc(1, sizeof(*tr->conns));
+	TAILQ_INIT(&tr->parked);
 	if (parse_listen(tr, listen) == -1) {
 		fprintf(stderr, "mcp-exec: --http %s: expected ADDR:PORT, "
 		    "[ADDR6]:PORT or PORT, with a numeric address\n", listen);
@@ -653,6 +654,7 @@ transport_http_start(struct http_tr *tr)
 
 	if ((tr->http = evhttp_new(srv->base)) == NULL)
 		fatalx("evhttp_new");
+	http_auth_start(tr);
 	/* Every method reaches us, so that the unknown ones get 405. */
 	evhttp_set_allowed_methods(tr->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
@@ -701,6 +703,7 @@ transport_http_free(struct http_tr *tr)
 	/* Requests still open go with their connections, in evhttp_free. */
 	while ((s = LIST_FIRST(&tr->sessions)) != NULL)
 		http_sess_free(s, 0, NULL);
+	http_auth_stop(tr);
 	if (tr->http != NULL)
 		evhttp_free(tr->http);
 	if (tr->reaper != NULL)

@@ -6,18 +6,23 @@
  * Answers RFC 9728 metadata (when an issuer is configured), 401 with
  * WWW-Authenticate (naming the metadata when there is any), 403
  * insufficient_scope; audits refusals (rate-limited) and the proof
- * behind every MCP session.
+ * behind every MCP session.  A JWT whose kid its issuer lacks waits,
+ * parked, while the keys are fetched beside the loop (jwks.c); nobody
+ * else waits for it.
  */
 #include <sys/socket.h>
 
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <event2/bufferevent.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <openssl/ssl.h>
@@ -31,6 +36,19 @@
 
 #define HTTP_REFUSALS_PER_S	5	/* refused credentials audited a second */
 #define HTTP_REALM		"stockade"
+#define HTTP_PARKED_MAX		64	/* requests waiting for issuers' keys */
+/* A fetch's documents at their longest (discovery twice, then the JWKS). */
+#define HTTP_PARK_MS		(3 * OAUTH_LOAD_TIMEOUT_MS + 1000)
+#define HTTP_PARKED_RETRY_S	"2"	/* Retry-After when none may wait */
+
+/* A request whose token waits for its issuer's keys. */
+struct http_park {
+	TAILQ_ENTRY(http_park)	 entry;
+	struct http_tr		*tr;
+	struct evhttp_request	*req;
+	uint64_t		 deadline_ms;	/* then it is answered anyway */
+	unsigned		 round;		/* last asked again */
+};
 
 /* http or https, as this listener speaks. */
 static const char *
@@ -194,16 +212,162 @@ from_oauth(struct tool_client *c, const struct oauth_ident *id)
 	c->ngroups = (unsigned)id->ngroups;
 }
 
+/*
+ * The client's connection closed while its request waited.  evhttp has
+ * detached the request from the dying connection and left it to us.
+ */
+static void
+park_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct http_park	*p = arg;
+
+	log_debug("http: connection closed while its token waited for keys");
+	TAILQ_REMOVE(&p->tr->parked, p, entry);
+	p->tr->nparked--;
+	if (evhttp_request_get_connection(p->req) == NULL)
+		evhttp_request_free(p->req);
+	free(p);
+}
+
+static void
+park_arm(struct http_tr *tr)
+{
+	struct http_park	*p;
+	struct timeval		 tv;
+	uint64_t		 now = mono_ms(), first = UINT64_MAX;
+
+	TAILQ_FOREACH(p, &tr->parked, entry)
+		if (p->deadline_ms < first)
+			first = p->deadline_ms;
+	if (first == UINT64_MAX)
+		return;
+	first = first > now ? first - now : 0;
+	tv.tv_sec = (time_t)(first / 1000);
+	tv.tv_usec = (suseconds_t)(first % 1000) * 1000;
+	evtimer_add(tr->unpark, &tv);
+}
+
+/*
+ * Parks req until its issuer's fetch ends (1), or answers 503 when too
+ * many wait already (-1).  One asked again keeps its deadline.
+ */
+static int
+park(struct http_tr *tr, struct evhttp_request *req)
+{
+	struct http_park	*p = tr->resuming;
+
+	if (p == NULL && tr->nparked >= HTTP_PARKED_MAX) {
+		http_refusal(tr, http_peer(req), "anonymous", "too many "
+		    "requests wait for an issuer's keys", NULL);
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Retry-After", HTTP_PARKED_RETRY_S);
+		http_reply_error(req, 503, RPC_SERVER_ERROR, "the token's "
+		    "issuer's keys are being fetched; try again");
+		return -1;
+	}
+	if (p == NULL) {
+		p = xcalloc(1, sizeof(*p));
+		p->tr = tr;
+		p->req = req;
+		p->deadline_ms = mono_ms() + HTTP_PARK_MS;
+	}
+	p->round = tr->round;
+	TAILQ_INSERT_TAIL(&tr->parked, p, entry);
+	tr->nparked++;
+	evhttp_connection_set_closecb(evhttp_request_get_connection(req),
+	    park_closed, p);
+	if (!evtimer_pending(tr->unpark, NULL))
+		park_arm(tr);
+	return 1;
+}
+
+/*
+ * A fetch ended, or a deadline passed: every waiting request is asked
+ * again from the top.  Its token verifies now, or is refused, or (its
+ * issuer's fetch still under way, and time left) waits again.
+ */
+static void
+unpark(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_tr		*tr = arg;
+	struct http_park	*p;
+
+	tr->round++;
+	for (;;) {
+		TAILQ_FOREACH(p, &tr->parked, entry)
+			if (p->round != tr->round)
+				break;
+		if (p == NULL)
+			break;
+		TAILQ_REMOVE(&tr->parked, p, entry);
+		tr->nparked--;
+		evhttp_connection_set_closecb(evhttp_request_get_connection(
+		    p->req), NULL, NULL);
+		tr->resuming = p;
+		http_request_cb(p->req, tr);
+		tr->resuming = NULL;
+		if (p->round != tr->round)	/* answered: not parked again */
+			free(p);
+	}
+	park_arm(tr);
+}
+
+/* jwks.c's word that a fetch ended: ask the waiting again, from the loop. */
+static void
+keys_fetched(void *arg)
+{
+	struct http_tr	*tr = arg;
+
+	if (!TAILQ_EMPTY(&tr->parked))
+		event_active(tr->unpark, EV_TIMEOUT, 0);
+}
+
+void
+http_auth_start(struct http_tr *tr)
+{
+	if ((tr->unpark = evtimer_new(tr->srv->base, unpark, tr)) == NULL)
+		fatalx("evtimer_new");
+	jwks_attach(tr->srv->base, keys_fetched, tr);
+}
+
+void
+http_auth_stop(struct http_tr *tr)
+{
+	struct http_park	*p;
+
+	while ((p = TAILQ_FIRST(&tr->parked)) != NULL) {
+		TAILQ_REMOVE(&tr->parked, p, entry);
+		evhttp_connection_set_closecb(evhttp_request_get_connection(
+		    p->req), NULL, NULL);
+		free(p);
+	}
+	tr->nparked = 0;
+	if (tr->unpark != NULL) {
+		jwks_detach();
+		event_free(tr->unpark);
+		tr->unpark = NULL;
+	}
+}
+
 static int
 auth_jwt(struct http_tr *tr, struct evhttp_request *req, const char *host,
     const char *tok, size_t n, struct http_auth *a)
 {
 	struct oauth_ident	 id;
 	enum oauth_verdict	 v;
+	enum oauth_wait		 wait = OAUTH_FETCH;
 	char			 why[256];
 
+	/* Asked again: it may wait on, but starts no fetch of its own. */
+	if (tr->resuming != NULL)
+		wait = mono_ms() < tr->resuming->deadline_ms ? OAUTH_WAIT :
+		    OAUTH_NOWAIT;
 	v = oauth_verify(principals_issuers(tr->srv->principals), tok, n,
-	    (int64_t)time(NULL), &id, why, sizeof(why));
+	    (int64_t)time(NULL), wait, &id, why, sizeof(why));
+	if (v == OAUTH_PENDING) {
+		explicit_bzero(&id, sizeof(id));
+		return park(tr, req);
+	}
 	from_oauth(&a->client, &id);
 	if (v == OAUTH_OK) {
 		snprintf(a->principal, sizeof(a->principal), "%s",

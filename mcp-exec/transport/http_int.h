@@ -38,6 +38,7 @@
 
 struct http_sess;
 struct http_call;
+struct http_park;
 
 struct http_tr {
 	struct server		*srv;
@@ -54,6 +55,12 @@ struct http_tr {
 	uint64_t		 refusal_sec;	/* rate limit of refusals */
 	unsigned		 refusals, refusals_unaudited;
 	struct mtls_hook	 mtls_hook;	/* on every TLS connection */
+	/* Requests whose token waits for its issuer's keys (http_auth.c). */
+	TAILQ_HEAD(, http_park)	 parked;
+	unsigned		 nparked;
+	struct event		*unpark;	/* a fetch ended, or a deadline */
+	struct http_park	*resuming;	/* the one asked again now */
+	unsigned		 round;		/* of asking them again */
 };
 
 /* Who a request's client is, and how it proved it (http_auth.c). */
@@ -111,12 +118,19 @@ void		 http_sess_reap(evutil_socket_t, short, void *tr);
 unsigned	 http_sess_requests(const struct http_tr *, const char *);
 
 /*
- * Caller authentication (http_auth.c).  http_authenticate fills a, or
- * replies 401/403/400 and returns -1; http_auth_session copies the proof
- * into a new MCP session's client and audits it (auth_accepted).
+ * Caller authentication (http_auth.c).  http_authenticate fills a and
+ * returns 0, or replies 401/403/400/503 and returns -1, or returns 1: the
+ * request waits for its token's issuer's keys, fetched beside the loop,
+ * and is handed to http_request_cb again when they come (or its wait is
+ * over).  http_auth_session copies the proof into a new MCP session's
+ * client and audits it (auth_accepted).
  */
 int	http_authenticate(struct http_tr *, struct evhttp_request *,
 	    const char *host, struct http_auth *a);
+/* Fetches of issuers' keys run on the server's loop from now on. */
+void	http_auth_start(struct http_tr *);
+/* Forgets the waiting requests (evhttp_free frees them) and the fetches. */
+void	http_auth_stop(struct http_tr *);
 void	http_auth_session(struct http_tr *, struct evhttp_request *,
 	    const struct http_auth *, struct tool_client *);
 void	http_auth_ssl(struct http_tr *, SSL *);
@@ -132,6 +146,9 @@ int	http_header_one(struct evhttp_request *, const char *name,
 /* A reply with body as JSON (stolen; NULL: none). */
 void	http_reply_json(struct evhttp_request *, int status,
 	    const char *reason, json_t *body);
+
+/* evhttp's callback for every request (http.c). */
+void	http_request_cb(struct evhttp_request *, void *tr);
 
 /* An HTTP-level refusal with a JSON-RPC error body (transport_http.c). */
 void	http_reply_error(struct evhttp_request *, int status, int code,

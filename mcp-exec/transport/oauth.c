@@ -1,10 +1,14 @@
 /*
  * Verifies a JWT access token (RFC 9068) for this resource server.  The
- * token is the client's and untrusted: libcjose parses and verifies it;
- * its claims are read before that only to pick the issuer whose keys
- * must verify it, and trusted only after.  Then iss, aud (RFC 8707),
- * exp/nbf with leeway, and the required scopes are checked.
+ * token is the client's and untrusted: libcjose parses and verifies it,
+ * after the checks it lacks (crit, the signature's exact length); its
+ * claims are read before that only to pick the issuer whose keys must
+ * verify it, and trusted only after.  Then iss, aud (RFC 8707), exp/nbf
+ * with leeway, the required scopes, and who it names: taken exactly, in
+ * the issuer's own names and groups, or refused.
  */
+#include <sys/types.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +18,30 @@
 #include "hash.h"
 #include "oauth.h"
 #include "principals.h"
+#include "utf8.h"
 #include "util.h"
 
 #define WHY(...)	snprintf(why, whylen, __VA_ARGS__)
 
-/* The claim as a string copied into out (max bytes); 0 if absent or not. */
+/*
+ * A claim that names someone, copied exactly into out (max bytes): 1, or
+ * 0 when absent, -1 when it is no string, holds a NUL, does not fit, or
+ * is no clean name (utf8.h: no control, invisible or bidi characters).
+ * Never rewritten: two names that differ stay two, or are refused.
+ */
 static int
-claim_string(const json_t *claims, const char *name, char *out, size_t max)
+claim_text(const json_t *claims, const char *name, char *out, size_t max)
 {
-	const char	*s = json_string_value(json_object_get(claims, name));
+	const json_t	*v = json_object_get(claims, name);
+	const char	*s = json_string_value(v);
+	size_t		 len = json_string_length(v);
 
-	if (s == NULL || strlen(s) >= max)
+	if (v == NULL)
 		return 0;
-	snprintf(out, max, "%s", s);
-	str_ascii(out);
+	if (s == NULL || len == 0 || len >= max || strlen(s) != len ||
+	    utf8_name_check(s, len, NULL) != UTF8_NAME_OK)
+		return -1;
+	memcpy(out, s, len + 1);
 	return 1;
 }
 
@@ -70,23 +84,57 @@ scope_granted(const json_t *claims, const char *scope)
 	return 0;
 }
 
-/* A time claim: an integer, or a number (some providers send 1.7e9). */
+/*
+ * A time claim: an integer, or a number (some providers send 1.7e9), in
+ * [0, OAUTH_TIME_MAX]: 1, 0 absent, -1 otherwise.  Bounded so that the
+ * checks below add the leeway without overflow: an exp of INT64_MAX is
+ * no promise of forever but a token to refuse.
+ */
 static int
 claim_time(const json_t *claims, const char *name, int64_t *out)
 {
 	const json_t	*v = json_object_get(claims, name);
 
-	if (json_is_integer(v))
+	if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) <= OAUTH_TIME_MAX)
 		*out = json_integer_value(v);
-	else if (json_is_real(v) && json_real_value(v) > -1e15 &&
-	    json_real_value(v) < 1e15)
+	else if (json_is_real(v) && json_real_value(v) >= 0 &&
+	    json_real_value(v) <= OAUTH_TIME_MAX)
 		*out = (int64_t)json_real_value(v);
 	else
 		return v == NULL ? 0 : -1;
 	return 1;
 }
 
+/* Adds the groups of ours that the issuer's group g stands for. */
 static void
+group_map(const struct oauth_issuer *is, const json_t *g,
+    struct oauth_ident *id)
+{
+	size_t	 i, k;
+
+	for (i = 0; i < is->ngroups; i++) {
+		if (strlen(is->groups[i].claim) != json_string_length(g) ||
+		    memcmp(is->groups[i].claim, json_string_value(g),
+		    json_string_length(g)) != 0)
+			continue;
+		for (k = 0; k < id->ngroups; k++)
+			if (strcmp(id->groups[k], is->groups[i].group) == 0)
+				break;
+		/* The issuer maps to at most CLIENT_GROUPS_MAX (oauth_conf.c). */
+		if (k == id->ngroups && k < CLIENT_GROUPS_MAX)
+			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX,
+			    "%s", is->groups[i].group);
+	}
+}
+
+/*
+ * The groups claim: a string or a list of strings, each a clean name
+ * (utf8.h), or the token is refused.  Only those the issuer's groups:
+ * lists count, as the groups of ours they map to; the rest grant
+ * nothing, so no issuer can assert a group another was given.
+ */
+static int
 claim_groups(const struct oauth_issuer *is, const json_t *claims,
     struct oauth_ident *id)
 {
@@ -94,31 +142,27 @@ claim_groups(const struct oauth_issuer *is, const json_t *claims,
 	size_t		 i;
 
 	id->ngroups = 0;
-	if (is->groups_claim[0] == '\0')
-		return;
-	g = json_object_get(claims, is->groups_claim);
-	if (json_is_string(g) && strlen(json_string_value(g)) <
-	    CLIENT_GROUP_MAX) {
-		snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX, "%s",
-		    json_string_value(g));
-		return;
+	if (is->groups_claim[0] == '\0' ||
+	    (g = json_object_get(claims, is->groups_claim)) == NULL)
+		return 0;
+	if (!json_is_array(g) && !json_is_string(g))
+		return -1;
+	for (i = 0; i < (json_is_array(g) ? json_array_size(g) : 1); i++) {
+		v = json_is_array(g) ? json_array_get(g, i) : g;
+		if (!json_is_string(v) || strlen(json_string_value(v)) !=
+		    json_string_length(v) || utf8_name_check(json_string_value(
+		    v), json_string_length(v), NULL) != UTF8_NAME_OK)
+			return -1;
+		group_map(is, v, id);
 	}
-	/* Past the cap, groups are left out: a group may only grant. */
-	json_array_foreach(g, i, v) {
-		if (id->ngroups == CLIENT_GROUPS_MAX)
-			break;
-		if (json_is_string(v) && strlen(json_string_value(v)) <
-		    CLIENT_GROUP_MAX && principal_name_ok(json_string_value(v)))
-			snprintf(id->groups[id->ngroups++], CLIENT_GROUP_MAX,
-			    "%s", json_string_value(v));
-	}
+	return 0;
 }
 
 enum oauth_verdict
 oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
     int64_t now, struct oauth_ident *id, char *why, size_t whylen)
 {
-	const char	*jti;
+	const json_t	*jti;
 	char		 value[PRINCIPAL_MAX];
 	int64_t		 exp, nbf;
 	size_t		 i, off = 0;
@@ -129,15 +173,20 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 		return OAUTH_INVALID;
 	}
 	snprintf(id->issuer, sizeof(id->issuer), "%s", is->issuer);
-	(void)claim_string(claims, "sub", id->subject, sizeof(id->subject));
-	if (!claim_string(claims, "client_id", id->client_id,
-	    sizeof(id->client_id)))
-		(void)claim_string(claims, "azp", id->client_id,
-		    sizeof(id->client_id));
-	if ((jti = json_string_value(json_object_get(claims, "jti"))) != NULL)
-		sha256_hex(jti, strlen(jti), id->jti_sha256);
+	/* The proof beside the principal, exactly as the token says it. */
+	if (claim_text(claims, "sub", id->subject, sizeof(id->subject)) ==
+	    -1 || (r = claim_text(claims, "client_id", id->client_id,
+	    sizeof(id->client_id))) == -1 || (r == 0 && claim_text(claims,
+	    "azp", id->client_id, sizeof(id->client_id)) == -1)) {
+		WHY("sub, client_id or azp is no clean name of its size");
+		return OAUTH_INVALID;
+	}
+	if ((jti = json_object_get(claims, "jti")) != NULL &&
+	    json_is_string(jti))
+		sha256_hex(json_string_value(jti), json_string_length(jti),
+		    id->jti_sha256);
 	if (claim_time(claims, "exp", &exp) != 1) {
-		WHY("no exp claim");
+		WHY("no exp claim, or not a time");
 		return OAUTH_INVALID;
 	}
 	if (now > exp + is->leeway_s) {
@@ -153,15 +202,20 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 		WHY("audience is not %s", is->audience);
 		return OAUTH_INVALID;
 	}
-	if (!claim_string(claims, is->principal_claim, value, sizeof(value)) ||
-	    xsnprintf(id->principal, sizeof(id->principal), "%s%s",
-	    is->principal_prefix, value) == -1 ||
-	    !principal_name_ok(id->principal)) {
-		WHY("claim %s is missing or no principal name",
-		    is->principal_claim);
+	/* Printable ASCII only: no look-alikes, nothing to normalise. */
+	if (claim_text(claims, is->principal_claim, value, sizeof(value)) !=
+	    1 || !principal_name_ok(value) || xsnprintf(id->principal,
+	    sizeof(id->principal), "%s%s", is->principal_prefix, value) ==
+	    -1) {
+		WHY("claim %s is missing or no principal name (printable "
+		    "ASCII without spaces)", is->principal_claim);
 		return OAUTH_INVALID;
 	}
-	claim_groups(is, claims, id);
+	if (claim_groups(is, claims, id) == -1) {
+		WHY("claim %s is neither a string nor a list of strings, each "
+		    "without control or invisible characters", is->groups_claim);
+		return OAUTH_INVALID;
+	}
 	id->scope_needed[0] = '\0';
 	for (i = 0; i < is->nscopes; i++)
 		if (!scope_granted(claims, is->scopes[i]))
@@ -175,19 +229,24 @@ oauth_claims_check(const struct oauth_issuer *is, const json_t *claims,
 	return OAUTH_OK;
 }
 
-/* Whether the key may verify alg: RSA for RS/PS, EC on alg's curve. */
+/*
+ * Whether the key may verify alg: RSA for RS/PS, EC on alg's curve, and
+ * only the alg the JWK names when it names one (RFC 7517 section 4.4).
+ */
 static int
-key_fits(const cjose_jwk_t *jwk, unsigned alg)
+key_fits(const struct oauth_key *k, unsigned alg)
 {
 	cjose_err	 err;
 	cjose_jwk_ec_curve crv;
 
-	switch (cjose_jwk_get_kty(jwk, &err)) {
+	if (k->alg != 0 && k->alg != alg)
+		return 0;
+	switch (cjose_jwk_get_kty(k->jwk, &err)) {
 	case CJOSE_JWK_KTY_RSA:
 		return (alg & (OAUTH_RS256 | OAUTH_RS384 | OAUTH_RS512 |
 		    OAUTH_PS256 | OAUTH_PS384 | OAUTH_PS512)) != 0;
 	case CJOSE_JWK_KTY_EC:
-		crv = cjose_jwk_EC_get_curve(jwk, &err);
+		crv = cjose_jwk_EC_get_curve(k->jwk, &err);
 		return (alg == OAUTH_ES256 && crv == CJOSE_JWK_EC_P_256) ||
 		    (alg == OAUTH_ES384 && crv == CJOSE_JWK_EC_P_384) ||
 		    (alg == OAUTH_ES512 && crv == CJOSE_JWK_EC_P_521);
@@ -197,12 +256,35 @@ key_fits(const cjose_jwk_t *jwk, unsigned alg)
 }
 
 /*
+ * The one length a signature of alg by the key has (RFC 7518): R and S
+ * of the curve's size each for ES (3.4), the modulus' length for RS and
+ * PS (3.3, 3.5).  Any other length is another string for the same
+ * signature, or none; cjose 0.6.2 and OpenSSL take some of them.
+ */
+static size_t
+sig_len(const struct oauth_key *k, unsigned alg)
+{
+	cjose_err	 err;
+
+	switch (alg) {
+	case OAUTH_ES256:
+		return 64;
+	case OAUTH_ES384:
+		return 96;
+	case OAUTH_ES512:
+		return 132;
+	default:
+		return (cjose_jwk_get_keysize(k->jwk, &err) + 7) / 8;
+	}
+}
+
+/*
  * Verifies jws with the key named kid, or with each fitting key when the
  * token names none: 1 verified, 0 no such key, -1 no key verifies it.
  */
 static int
 key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
-    unsigned alg)
+    unsigned alg, size_t siglen)
 {
 	cjose_err	 err;
 	size_t		 i;
@@ -210,10 +292,11 @@ key_verify(const struct oauth_issuer *is, cjose_jws_t *jws, const char *kid,
 
 	for (i = 0; i < is->nkeys; i++) {
 		if ((kid != NULL && strcmp(is->keys[i].kid, kid) != 0) ||
-		    !key_fits(is->keys[i].jwk, alg))
+		    !key_fits(&is->keys[i], alg))
 			continue;
 		found = 1;
-		if (cjose_jws_verify(jws, is->keys[i].jwk, &err))
+		if (siglen == sig_len(&is->keys[i], alg) &&
+		    cjose_jws_verify(jws, is->keys[i].jwk, &err))
 			return 1;
 	}
 	return found ? -1 : 0;
@@ -247,6 +330,44 @@ compact_ok(const char *t, size_t len)
 	return parts == 3;
 }
 
+/*
+ * The length of the signature part's bytes, or -1 unless it is canonical
+ * base64url (the bits past the last byte zero): one signature, one
+ * spelling.  t is compact_ok's.
+ */
+static ssize_t
+sig_bytes(const char *t, size_t len)
+{
+	const char	*p = (const char *)memrchr(t, '.', len) + 1;
+	size_t		 plen = len - (size_t)(p - t), n = 0, elen = 0;
+	uint8_t		*sig = NULL;
+	char		*enc = NULL;
+	cjose_err	 err;
+	ssize_t		 rv = -1;
+
+	if (plen > 0 && cjose_base64url_decode(p, plen, &sig, &n, &err) &&
+	    cjose_base64url_encode(sig, n, &enc, &elen, &err) && elen == plen &&
+	    memcmp(enc, p, plen) == 0)
+		rv = (ssize_t)n;
+	cjose_get_dealloc()(sig);
+	cjose_get_dealloc()(enc);
+	return rv;
+}
+
+/*
+ * RFC 7515 section 4.1.11: every name in crit must be understood, and we
+ * implement no extension (cjose 0.6.2 neither, b64 included).  An empty
+ * list asks nothing (producers must not send it; docs/policy.md).
+ */
+static int
+crit_ok(const json_t *hdr)
+{
+	const json_t	*crit = json_object_get(hdr, "crit");
+
+	return crit == NULL || (json_is_array(crit) &&
+	    json_array_size(crit) == 0);
+}
+
 static struct oauth_issuer *
 issuer_find(struct oauth_issuers *set, const char *iss)
 {
@@ -258,9 +379,32 @@ issuer_find(struct oauth_issuers *set, const char *iss)
 	return NULL;
 }
 
+/*
+ * A kid the issuer lacks: 1 when the keys may have changed since (look
+ * again), 0 when the token must wait for a fetch, -1 to refuse.
+ */
+static int
+key_missing(struct oauth_issuer *is, enum oauth_wait wait)
+{
+	if (wait == OAUTH_NOWAIT || (wait == OAUTH_WAIT && is->fetch == NULL))
+		return -1;
+	if (wait == OAUTH_WAIT)
+		return 0;
+	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
+	switch (jwks_refresh(is, mono_ms())) {
+	case 1:
+		return 0;
+	case 0:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
 enum oauth_verdict
 oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
-    int64_t now, struct oauth_ident *id, char *why, size_t whylen)
+    int64_t now, enum oauth_wait wait, struct oauth_ident *id, char *why,
+    size_t whylen)
 {
 	enum oauth_verdict	 v = OAUTH_INVALID;
 	struct oauth_issuer	*is;
@@ -271,6 +415,7 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	const char		*alg, *kid;
 	uint8_t			*payload;
 	size_t			 plen;
+	ssize_t			 siglen;
 	unsigned		 bit;
 	int			 r;
 
@@ -290,6 +435,10 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	hdr = (json_t *)cjose_jws_get_protected(jws);
 	alg = json_string_value(json_object_get(hdr, "alg"));
 	kid = json_string_value(json_object_get(hdr, "kid"));
+	if (!crit_ok(hdr)) {
+		WHY("crit names an extension we do not implement");
+		goto out;
+	}
 	/* The payload picks the issuer; it is trusted once verified. */
 	if (!cjose_jws_get_plaintext(jws, &payload, &plen, &err) ||
 	    (claims = json_loadb((const char *)payload, plen,
@@ -310,10 +459,21 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 		    "(none)");
 		goto out;
 	}
-	/* Keys rotate: an unknown kid looks again, rarely (see jwks.c). */
-	if ((r = key_verify(is, jws, kid, bit)) == 0 &&
-	    jwks_refresh(is, mono_ms()) == 0)
-		r = key_verify(is, jws, kid, bit);
+	if ((siglen = sig_bytes(token, len)) == -1) {
+		WHY("signature is not canonical base64url");
+		goto out;
+	}
+	if ((r = key_verify(is, jws, kid, bit, (size_t)siglen)) == 0) {
+		switch (key_missing(is, wait)) {
+		case 0:
+			WHY("waiting for %s's keys", is->issuer);
+			v = OAUTH_PENDING;
+			goto out;
+		case 1:
+			r = key_verify(is, jws, kid, bit, (size_t)siglen);
+			break;
+		}
+	}
 	if (r == 0) {
 		WHY("no %s key with kid %.64s", alg, kid ? kid : "(none)");
 		goto out;

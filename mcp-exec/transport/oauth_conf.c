@@ -13,6 +13,8 @@
 #include "conf.h"
 #include "log.h"
 #include "oauth.h"
+#include "principals.h"
+#include "utf8.h"
 
 static const struct {
 	const char	*name;
@@ -63,17 +65,39 @@ word_ok(const char *s, size_t max)
 
 static void
 get_word(struct conf_ctx *ctx, const json_t *o, const char *key, char *out,
-    size_t max, int empty_ok)
+    size_t max)
 {
 	const char	*s;
 
 	if (conf_get_string(ctx, o, key, &s) != 1)
 		return;
-	if ((empty_ok && *s == '\0') || word_ok(s, max))
+	if (word_ok(s, max))
 		snprintf(out, max, "%s", s);
 	else
 		conf_error(ctx, json_object_get(o, key), "%s: 1 to %zu bytes of "
 		    "printable ASCII without spaces or quotes", key, max - 1);
+}
+
+/*
+ * What every principal from this issuer starts with.  The only issuer
+ * may leave it to the default; beside another, each names its own, and
+ * principals_load refuses two that could make one name.
+ */
+static void
+get_prefix(struct conf_ctx *ctx, const json_t *o, size_t idx,
+    size_t nissuers, struct oauth_issuer *is)
+{
+	if (json_object_get(o, "principal_prefix") == NULL) {
+		if (nissuers > 1)
+			conf_error(ctx, o, "issuer %zu: principal_prefix is "
+			    "required beside another issuer: a distinct one "
+			    "each, e.g. \"idp-a:\" (docs/policy.md)", idx + 1);
+		snprintf(is->principal_prefix, sizeof(is->principal_prefix),
+		    OAUTH_PREFIX_DEFAULT);
+		return;
+	}
+	get_word(ctx, o, "principal_prefix", is->principal_prefix,
+	    sizeof(is->principal_prefix));
 }
 
 static void
@@ -150,12 +174,68 @@ get_scopes(struct conf_ctx *ctx, const json_t *o, struct oauth_issuer *is)
 	}
 }
 
+/*
+ * groups: which of the issuer's groups count here, and as which group of
+ * ours.  A group its tokens name that is not listed grants nothing; the
+ * names are the provider's (Keycloak paths, Entra object ids), compared
+ * byte for byte.  At most CLIENT_GROUPS_MAX groups of ours per issuer, so
+ * a caller's are never cut short.
+ */
+static void
+get_groups(struct conf_ctx *ctx, const json_t *o, struct oauth_issuer *is)
+{
+	json_t		*map, *v;
+	const char	*claim, *group;
+	size_t		 i, distinct = 0;
+
+	if (conf_get_object(ctx, o, "groups", &map) != 1)
+		return;
+	if (json_object_size(map) > OAUTH_GROUPS_MAX) {
+		conf_error(ctx, map, "groups: at most %d", OAUTH_GROUPS_MAX);
+		return;
+	}
+	json_object_foreach(map, claim, v) {
+		group = json_string_value(v);
+		if (strlen(claim) >= OAUTH_GROUP_CLAIM_LEN ||
+		    utf8_name_check(claim, strlen(claim), NULL) !=
+		    UTF8_NAME_OK || *claim == '\0') {
+			conf_error(ctx, v, "groups: a token's group of 1 to %d "
+			    "bytes without control or invisible characters",
+			    OAUTH_GROUP_CLAIM_LEN - 1);
+			continue;
+		}
+		/* A name of ours, as principals.yaml's groups entries are. */
+		if (group == NULL || !principal_name_ok(group) ||
+		    strlen(group) >= CLIENT_GROUP_MAX) {
+			conf_error(ctx, v, "groups: the group of ours each "
+			    "stands for: 1 to %d bytes of printable ASCII "
+			    "without spaces", CLIENT_GROUP_MAX - 1);
+			continue;
+		}
+		for (i = 0; i < is->ngroups; i++)
+			if (strcmp(is->groups[i].group, group) == 0)
+				break;
+		if (i == is->ngroups && ++distinct > CLIENT_GROUPS_MAX) {
+			conf_error(ctx, v, "groups: at most %d groups of ours "
+			    "per issuer", CLIENT_GROUPS_MAX);
+			return;
+		}
+		snprintf(is->groups[is->ngroups].claim, OAUTH_GROUP_CLAIM_LEN,
+		    "%s", claim);
+		snprintf(is->groups[is->ngroups++].group, CLIENT_GROUP_MAX,
+		    "%s", group);
+	}
+	if (is->groups_claim[0] == '\0')
+		conf_error(ctx, map, "groups: needs groups_claim, the claim "
+		    "that holds them");
+}
+
 static void
 load_issuer(struct conf_ctx *ctx, const json_t *o, size_t idx,
-    struct oauth_issuers *set)
+    size_t nissuers, struct oauth_issuers *set)
 {
 	static const char *const keys[] = { "issuer", "audience", "scopes",
-	    "principal_claim", "principal_prefix", "groups_claim",
+	    "principal_claim", "principal_prefix", "groups_claim", "groups",
 	    "algorithms", "leeway_s", "jwks_uri", "ca_file",
 	    "insecure_http_loopback", "refresh_min_s", "description", NULL };
 	struct oauth_issuer	*is = &set->v[set->n];
@@ -182,13 +262,17 @@ load_issuer(struct conf_ctx *ctx, const json_t *o, size_t idx,
 		    "server's resource URI, e.g. https://mcp.example.com/mcp)",
 		    idx + 1);
 	snprintf(is->principal_claim, sizeof(is->principal_claim), "sub");
-	snprintf(is->principal_prefix, sizeof(is->principal_prefix), "oidc:");
 	get_word(ctx, o, "principal_claim", is->principal_claim,
-	    sizeof(is->principal_claim), 0);
-	get_word(ctx, o, "principal_prefix", is->principal_prefix,
-	    sizeof(is->principal_prefix), 1);
+	    sizeof(is->principal_claim));
+	get_prefix(ctx, o, idx, nissuers, is);
 	get_word(ctx, o, "groups_claim", is->groups_claim,
-	    sizeof(is->groups_claim), 0);
+	    sizeof(is->groups_claim));
+	get_groups(ctx, o, is);
+	if (is->groups_claim[0] != '\0' && is->ngroups == 0 &&
+	    json_object_get(o, "groups") == NULL)
+		conf_error(ctx, json_object_get(o, "groups_claim"), "groups_"
+		    "claim: say which of its groups count here, and as which "
+		    "of ours: groups: {TOKEN-GROUP: GROUP} (docs/policy.md)");
 	get_scopes(ctx, o, is);
 	get_algs(ctx, o, is);
 	is->leeway_s = OAUTH_LEEWAY_S;
@@ -230,7 +314,7 @@ oauth_conf_load(struct conf_ctx *ctx, const json_t *arr,
 		return;
 	}
 	json_array_foreach(arr, i, v)
-		load_issuer(ctx, v, i, set);
+		load_issuer(ctx, v, i, json_array_size(arr), set);
 }
 
 void
@@ -239,6 +323,7 @@ oauth_issuers_clear(struct oauth_issuers *set)
 	size_t	 i, k;
 
 	for (i = 0; i < set->n; i++) {
+		jwks_fetch_cancel(&set->v[i]);
 		for (k = 0; k < set->v[i].nkeys; k++)
 			cjose_jwk_release(set->v[i].keys[k].jwk);
 		set->v[i].nkeys = 0;
@@ -268,9 +353,8 @@ oauth_issuers_inherit(struct oauth_issuers *set,
 			is->keys[n].jwk = cjose_jwk_retain(o->keys[n].jwk, &err);
 			snprintf(is->keys[n].kid, sizeof(is->keys[n].kid), "%s",
 			    o->keys[n].kid);
+			is->keys[n].alg = o->keys[n].alg;
 		}
 		is->nkeys = o->nkeys;
-		log_warnx("oauth: %s: keeping the %zu keys fetched before",
-		    is->issuer, is->nkeys);
 	}
 }

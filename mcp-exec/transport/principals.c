@@ -125,6 +125,110 @@ load_token(struct conf_ctx *ctx, const json_t *o, size_t idx,
 	p->n++;
 }
 
+/*
+ * Group g of issuer i's groups: no other issuer, and no static token,
+ * may give it (its entry's node takes the error).
+ */
+static void
+group_once(struct conf_ctx *ctx, const json_t *iss, const struct principals *p,
+    size_t i, const char *g)
+{
+	const json_t	*at;
+	const char	*claim;
+	json_t		*v;
+	size_t		 j, k;
+	unsigned	 t;
+
+	at = json_object_get(json_array_get(iss, i), "groups");
+	json_object_foreach((json_t *)at, claim, v)
+		if (strcmp(json_string_value(v), g) == 0) {
+			at = v;
+			break;
+		}
+	for (j = 0; j < i; j++)
+		for (k = 0; k < p->issuers.v[j].ngroups; k++)
+			if (strcmp(p->issuers.v[j].groups[k].group, g) == 0) {
+				conf_error(ctx, at, "groups: %s is issuer %zu's "
+				    "already: each group of ours comes from one "
+				    "issuer", g, j + 1);
+				return;
+			}
+	for (k = 0; k < p->n; k++)
+		for (t = 0; t < p->tokens[k].ngroups; t++)
+			if (strcmp(p->tokens[k].groups[t], g) == 0) {
+				conf_error(ctx, at, "groups: %s is given by "
+				    "static tokens (%s): an issuer may not "
+				    "assert it", g, p->tokens[k].principal);
+				return;
+			}
+}
+
+/* Whether a name that starts with a could start with b, or the reverse. */
+static int
+overlap(const char *a, const char *b)
+{
+	size_t	 la = strlen(a), lb = strlen(b);
+
+	return strncmp(a, b, la < lb ? la : lb) == 0;
+}
+
+/*
+ * An issuer speaks only for its own users: no name one issuer's tokens
+ * can make may be made by another issuer's, a static token's or a client
+ * certificate's, and no group of ours may be asserted by two of them.
+ * Run on a file without other errors, so entry i is issuer i.
+ */
+static void
+principals_namespaces(struct conf_ctx *ctx, const json_t *root,
+    const struct principals *p)
+{
+	const json_t			*iss = json_object_get(root, "issuers");
+	const json_t			*toks = json_object_get(root, "tokens");
+	const struct oauth_issuer	*a;
+	const struct mtls_rule		*r;
+	const json_t			*at;
+	char				 ns[MTLS_PREFIX_LEN + MTLS_MATCH_LEN];
+	size_t				 i, j, g, k;
+
+	for (i = 0; i < p->issuers.n; i++) {
+		a = &p->issuers.v[i];
+		at = json_object_get(json_array_get(iss, i), "principal_prefix");
+		if (at == NULL)
+			at = json_array_get(iss, i);
+		for (j = 0; j < i; j++)
+			if (overlap(a->principal_prefix,
+			    p->issuers.v[j].principal_prefix))
+				conf_error(ctx, at, "principal_prefix \"%s\": "
+				    "issuer %zu's is \"%s\", and one name could "
+				    "stand for a user of each: give each issuer "
+				    "a prefix no other starts with",
+				    a->principal_prefix, j + 1,
+				    p->issuers.v[j].principal_prefix);
+		for (k = 0; k < p->n; k++)
+			if (strncmp(p->tokens[k].principal, a->principal_prefix,
+			    strlen(a->principal_prefix)) == 0)
+				conf_error(ctx, json_object_get(json_array_get(
+				    toks, k), "principal"), "principal %s: "
+				    "issuer %zu's tokens can make this name "
+				    "(principal_prefix \"%s\")",
+				    p->tokens[k].principal, i + 1,
+				    a->principal_prefix);
+		for (k = 0; p->mtls.enabled && k < p->mtls.nrules; k++) {
+			r = &p->mtls.rules[k];
+			snprintf(ns, sizeof(ns), "%s%s", r->prefix, r->match);
+			if (overlap(a->principal_prefix, ns))
+				conf_error(ctx, at, "principal_prefix \"%s\": "
+				    "client certificates can make such names too "
+				    "(mtls rule %zu: its prefix, then a value "
+				    "that starts with its match)",
+				    a->principal_prefix, k + 1);
+		}
+	}
+	for (i = 0; i < p->issuers.n; i++)
+		for (g = 0; g < p->issuers.v[i].ngroups; g++)
+			group_once(ctx, iss, p, i, p->issuers.v[i].groups[g].group);
+}
+
 static void
 principals_doc(struct conf_ctx *ctx, const json_t *root, struct principals *p)
 {
@@ -173,6 +277,8 @@ principals_load(const char *rules_dir)
 	}
 	conf_ctx_init(&ctx, doc);
 	principals_doc(&ctx, conf_doc_root(doc), p);
+	if (ctx.nerrors == 0)
+		principals_namespaces(&ctx, conf_doc_root(doc), p);
 	conf_doc_free(doc);
 	if (ctx.nerrors == 0)
 		return p;

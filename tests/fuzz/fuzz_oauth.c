@@ -5,7 +5,7 @@
  * issuer, alg and key from its header and payload); 1: they are a
  * verified payload for oauth_claims_check; 2: a certificate name for an
  * mtls rule; 3: principals.yaml's issuers and mtls sections (YAML).
- * Nothing is fetched: the issuer's refetch is rate-limited.
+ * Nothing is fetched: an unknown kid is refused (OAUTH_NOWAIT).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,13 +35,16 @@ setup(void)
 	snprintf(is->principal_claim, sizeof(is->principal_claim), "sub");
 	snprintf(is->principal_prefix, sizeof(is->principal_prefix), "oidc:");
 	snprintf(is->groups_claim, sizeof(is->groups_claim), "groups");
+	snprintf(is->groups[0].claim, OAUTH_GROUP_CLAIM_LEN, "a");
+	snprintf(is->groups[0].group, CLIENT_GROUP_MAX, "grp-a");
+	is->ngroups = 1;
 	snprintf(is->scopes[0], OAUTH_SCOPE_LEN, "mcp:tools");
 	is->nscopes = 1;
 	is->algs = OAUTH_ALGS_DEFAULT;
 	is->leeway_s = 30;
 	is->refresh_min_s = 3600;
 	is->refreshed_ms = mono_ms();
-	if ((k = cjose_jwk_create_RSA_random(1024, e, sizeof(e), &err)) ==
+	if ((k = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err)) ==
 	    NULL)
 		abort();
 	is->keys[0].jwk = k;
@@ -69,7 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (data[0] % 4) {
 	case 0:
 		(void)oauth_verify(&set, (const char *)data + 1, size - 1,
-		    1800000000, &id, why, sizeof(why));
+		    1800000000, OAUTH_NOWAIT, &id, why, sizeof(why));
 		break;
 	case 1:
 		if ((c = json_loadb((const char *)data + 1, size - 1, 0,

@@ -6,9 +6,10 @@
 # public key, and tampered tokens refused with 401 and WWW-Authenticate;
 # a missing scope is 403 insufficient_scope; RFC 9728 metadata names the
 # provider; key rotation at the provider is picked up; groups come from
-# the claim; static tokens still work; SIGHUP changes the issuers without
-# ending a session; every decision is in the audit trail.  The official
-# SDK client (v1) connects with its client-credentials OAuth provider.
+# the claim, through the issuer's groups map; static tokens still work;
+# SIGHUP changes the issuers without ending a session; every decision is
+# in the audit trail.  The official SDK client (v1) connects with its
+# client-credentials OAuth provider.
 . "$(dirname "$0")/lib.sh"
 
 OIDC="$HERE/oidc"
@@ -42,12 +43,14 @@ issuers:
     audience: "$RES"
     scopes: [mcp:tools]
     groups_claim: groups
+    # Its group ops is ours as idp-ops; its analysts is nothing here.
+    groups: { ops: idp-ops }
     refresh_min_s: 1
     # Tests only: the provider speaks plain http on loopback.
     insecure_http_loopback: true
 # A group from the token's groups claim decides what its members may use.
 groups:
-  - name: ops
+  - name: idp-ops
     tools: [execute_python]
 EOF
 "$STOCKADE" rules check "$R" >/dev/null || fail "rules check refuses the issuers"
@@ -147,7 +150,7 @@ p2 = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
 expect("tampered payload", f"{h}.{p2}.{s}", 401, MD, bad)
 expect("minted by the test with the provider's key", op("/_test/mint?kind=good"), 200)
 expect("groups claim", op("/_test/mint?kind=groups"), 200)
-# Its group ops may use execute_python alone (principals.yaml's groups).
+# Its group ops (ours: idp-ops) may use execute_python alone.
 gtok = op("/_test/mint?kind=groups")
 r = init(gtok)
 gsid = r.getheader("Mcp-Session-Id")
@@ -155,7 +158,7 @@ post(gtok, {"jsonrpc": "2.0", "method": "notifications/initialized"}, gsid)
 r, body = post(gtok, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, gsid)
 assert r.status == 200 and b"execute_python" in body, (r.status, body[:200])
 assert b"run_command" not in body, "the groups claim's ops did not limit the tools"
-print("  the token's groups claim chose the tools (group ops: execute_python)")
+print("  the token's groups claim chose the tools (its ops, our idp-ops: execute_python)")
 
 # The provider rotates its key: the new kid is fetched on first sight.
 time.sleep(1.1)     # refresh_min_s: the unknown kid above refreshed once
@@ -211,6 +214,8 @@ EOF
 kill "$OP_PID"; wait "$OP_PID" 2>/dev/null || true; OP_PID=""
 kill -HUP "$MX_PID"
 for _ in $(seq 1 250); do [ "$(grep -c "reloaded:" "$T/mx.err")" = 2 ] && break; sleep 0.02; done
+# The refetch runs beside the loop: its failure comes after the reload.
+for _ in $(seq 1 500); do grep -q "keeping the 1 keys fetched before" "$T/mx.err" && break; sleep 0.02; done
 grep -q "keeping the 1 keys fetched before" "$T/mx.err" || fail "keys not kept across SIGHUP"
 SID=$(head -1 "$T/session"); TOK=$(tail -1 "$T/session")
 st=$(curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $TOK" \
@@ -233,8 +238,8 @@ grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep '"principal":"oidc:
     grep "\"issuer\":\"$ISS\"" | grep '"client_id":"mcp-client"' |
     grep -q '"jti_sha256":"[0-9a-f]\{64\}"' ||
     fail "no auth_accepted record with issuer, client and jti hash"
-grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"groups":\["analysts","ops"\]' ||
-    fail "no auth_accepted record with the token's groups"
+grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"groups":\["idp-ops"\]' ||
+    fail "no auth_accepted record with the token's groups, as ours"
 grep -ah '"event":"auth_accepted"' "$LOG"/audit-*.log | grep -q '"auth":"bearer"' ||
     fail "no auth_accepted record for the static token"
 note "refusals and acceptances audited with issuer, client_id, jti hash, groups"

@@ -34,17 +34,53 @@ START_TEST(test_issuer_loads_with_defaults)
 
 	rules_with(dir, sizeof(dir), "issuers:\n  - issuer: " ISS "\n"
 	    "    audience: " AUD "\n    scopes: [mcp:tools]\n"
-	    "    groups_claim: groups\n");
+	    "    groups_claim: groups\n"
+	    "    groups: {\"/Team Leads\": leads, admins: idp-admins}\n");
 	ck_assert_ptr_nonnull(p = principals_load(dir));
 	set = principals_issuers(p);
 	ck_assert_uint_eq(set->n, 1);
 	ck_assert_str_eq(set->v[0].principal_claim, "sub");
+	/* The only issuer may leave its prefix to the default. */
 	ck_assert_str_eq(set->v[0].principal_prefix, "oidc:");
+	ck_assert_uint_eq(set->v[0].ngroups, 2);
+	ck_assert_str_eq(set->v[0].groups[0].claim, "/Team Leads");
+	ck_assert_str_eq(set->v[0].groups[0].group, "leads");
 	ck_assert_uint_eq(set->v[0].algs, OAUTH_ALGS_DEFAULT);
 	ck_assert_int_eq(principals_auth_required(p), 1);
 	principals_free(p);
 }
 END_TEST
+
+#define ISS_B	"https://login.example.org/b"
+#define TWO(pa, pb)							\
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n" pa	\
+	"  - issuer: " ISS_B "\n    audience: " AUD "\n" pb
+#define STATIC(principal, groups)					\
+	"tokens:\n  - sha256: \"" HASH0 "\"\n    principal: " principal	\
+	"\n    groups: " groups "\n"
+#define HASH0	"0000000000000000000000000000000000000000000000000000000000000000"
+#define MTLS	"mtls:\n  cert_file: /c\n  key_file: /k\n  ca_file: /a\n"
+
+/* Two issuers, a static token and certificates, each with names of its own. */
+START_TEST(test_issuers_apart_load)
+{
+	struct principals	*p;
+	struct oauth_issuers	*set;
+	char			 dir[PATH_MAX];
+
+	rules_with(dir, sizeof(dir), TWO("    principal_prefix: \"a:\"\n"
+	    "    groups_claim: groups\n    groups: {admins: a-admins}\n",
+	    "    principal_prefix: \"b:\"\n    groups_claim: roles\n"
+	    "    groups: {admins: b-admins, ops: b-admins}\n")
+	    STATIC("\"user:alice\"", "[analysts]") MTLS);
+	ck_assert_ptr_nonnull(p = principals_load(dir));
+	set = principals_issuers(p);
+	ck_assert_uint_eq(set->n, 2);
+	ck_assert_str_eq(set->v[1].principal_prefix, "b:");
+	principals_free(p);
+}
+END_TEST
+
 
 static const char *const bad[] = {
 	"issuers:\n  - audience: " AUD "\n",
@@ -73,6 +109,50 @@ static const char *const bad[] = {
 	    "  principal: []\n",
 	"mtls:\n  cert_file: /c\n  key_file: /k\n  ca_file: /c\n"
 	    "  principal: [{from: cn, prefix: \"a b\"}]\n",
+	/* Two sources that could make one principal or one group. */
+	/* Two issuers: each must say its prefix; the default is no one's. */
+	TWO("", ""),
+	TWO("    principal_prefix: \"a:\"\n", ""),
+	TWO("    principal_prefix: \"idp:\"\n",
+	    "    principal_prefix: \"idp:\"\n"),
+	/* One starts the other: a:x:bob is b's x:bob and a's bob. */
+	TWO("    principal_prefix: \"a:x:\"\n",
+	    "    principal_prefix: \"a:\"\n"),
+	TWO("    principal_prefix: \"\"\n",
+	    "    principal_prefix: \"b:\"\n"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"\"\n",
+	/* A static token's principal an issuer's tokens could make. */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"user:\"\n"
+	    STATIC("\"user:alice\"", "[]"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    STATIC("\"oidc:alice\"", "[]"),
+	/* Client certificates' names (cert: by default). */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"cert:\"\n" MTLS,
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    principal_prefix: \"spiffe:\"\n" MTLS
+	    "  principal: [{from: san_uri, prefix: \"\", match: \"spiffe://\"}]\n",
+	/* One group of ours from two issuers, or from an issuer and a token. */
+	TWO("    principal_prefix: \"a:\"\n    groups_claim: groups\n"
+	    "    groups: {admins: admins}\n",
+	    "    principal_prefix: \"b:\"\n    groups_claim: groups\n"
+	    "    groups: {root: admins}\n"),
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {analysts: analysts}\n"
+	    STATIC("\"user:alice\"", "[analysts]"),
+	/* groups_claim says where; groups: which count, as which of ours. */
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups: {admins: admins}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {admins: \"a b\"}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: {\"adm\\u202eins\": a}\n",
+	"issuers:\n  - issuer: " ISS "\n    audience: " AUD "\n"
+	    "    groups_claim: groups\n    groups: [admins]\n",
 };
 
 START_TEST(test_bad_files_refused)
@@ -93,6 +173,14 @@ issuer_init(struct oauth_issuer *is)
 	snprintf(is->principal_claim, sizeof(is->principal_claim), "sub");
 	snprintf(is->principal_prefix, sizeof(is->principal_prefix), "oidc:");
 	snprintf(is->groups_claim, sizeof(is->groups_claim), "groups");
+	/* Its groups a, "b c" and d are ours as grp-a, team-bc and grp-a. */
+	snprintf(is->groups[0].claim, OAUTH_GROUP_CLAIM_LEN, "a");
+	snprintf(is->groups[0].group, CLIENT_GROUP_MAX, "grp-a");
+	snprintf(is->groups[1].claim, OAUTH_GROUP_CLAIM_LEN, "b c");
+	snprintf(is->groups[1].group, CLIENT_GROUP_MAX, "team-bc");
+	snprintf(is->groups[2].claim, OAUTH_GROUP_CLAIM_LEN, "d");
+	snprintf(is->groups[2].group, CLIENT_GROUP_MAX, "grp-a");
+	is->ngroups = 3;
 	snprintf(is->scopes[0], OAUTH_SCOPE_LEN, "mcp:tools");
 	is->nscopes = 1;
 	is->algs = OAUTH_ALGS_DEFAULT;
@@ -109,7 +197,7 @@ check(const char *claims, struct oauth_ident *id)
 	enum oauth_verdict	 v;
 
 	issuer_init(&is);
-	c = json_loads(claims, 0, NULL);
+	c = json_loads(claims, JSON_ALLOW_NUL, NULL);
 	ck_assert_ptr_nonnull(c);
 	v = oauth_claims_check(&is, c, NOW, id, why, sizeof(why));
 	json_decref(c);
@@ -125,13 +213,21 @@ START_TEST(test_claims_accepted_and_refused)
 	memset(&id, 0, sizeof(id));
 	ck_assert_int_eq(check("{" BASE ",\"aud\":\"" AUD "\",\"scope\":"
 	    "\"openid mcp:tools\",\"azp\":\"cli\",\"jti\":\"x\",\"groups\":"
-	    "[\"a\",\"b c\",7,\"d\"]}", &id), OAUTH_OK);
+	    "[\"b c\",\"a\",\"admins\",\"d\",\"A\",\"grp-a\"]}", &id),
+	    OAUTH_OK);
 	ck_assert_str_eq(id.principal, "oidc:svc-1");
 	ck_assert_str_eq(id.client_id, "cli");
 	ck_assert_uint_eq(strlen(id.jti_sha256), SHA256_HEX);
-	/* Groups that are no principal name are left out, never widened. */
+	/* Only the issuer's groups it lists count, as ours, each once:
+	 * admins, A and grp-a (a name of ours, not of the issuer's) grant
+	 * nothing. */
 	ck_assert_uint_eq(id.ngroups, 2);
-	ck_assert_str_eq(id.groups[1], "d");
+	ck_assert_str_eq(id.groups[0], "team-bc");
+	ck_assert_str_eq(id.groups[1], "grp-a");
+	ck_assert_int_eq(check("{" BASE ",\"aud\":\"" AUD "\",\"scope\":"
+	    "\"mcp:tools\",\"groups\":\"b c\"}", &id), OAUTH_OK);
+	ck_assert_uint_eq(id.ngroups, 1);
+	ck_assert_str_eq(id.groups[0], "team-bc");
 	/* aud as an array, scp as Entra ID and Okta send it. */
 	ck_assert_int_eq(check("{" BASE ",\"aud\":[\"x\",\"" AUD "\"],\"scp\":"
 	    "[\"mcp:tools\"]}", &id), OAUTH_OK);
@@ -203,6 +299,16 @@ publish(struct oauth_issuer *is, const cjose_jwk_t *jwk, const char *kid)
 	free(pub);
 }
 
+/* oauth_verify of t as a server would, at NOW. */
+static enum oauth_verdict
+verify(struct oauth_issuers *set, const char *t, struct oauth_ident *id)
+{
+	char	 why[256];
+
+	return oauth_verify(set, t, strlen(t), NOW, OAUTH_FETCH, id, why,
+	    sizeof(why));
+}
+
 #define CLAIMS	"{\"iss\":\"" ISS "\",\"sub\":\"svc\",\"aud\":\"" AUD "\"," \
 		"\"exp\":4000000000,\"scope\":\"mcp:tools\"}"
 
@@ -228,8 +334,7 @@ START_TEST(test_signatures)
 	publish(&set.v[0], rsa, "k1");
 
 	t = sign(rsa, "RS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	ck_assert_str_eq(id.principal, "oidc:svc");
 	/* The same signature spelled with its pad bits set: cjose decodes it
 	 * to the same bytes; a strict decoder refuses the second spelling. */
@@ -248,38 +353,33 @@ START_TEST(test_signatures)
 	/* Tampered: one byte of the payload. */
 	dot = strchr(t, '.') + 5;
 	*dot = *dot == 'A' ? 'B' : 'A';
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	t = sign(rsa, "PS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	free(t);
 	/* Not in the issuer's algorithms: RS512. */
 	t = sign(rsa, "RS512", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
 	ck_assert_msg(strstr(why, "alg RS512") != NULL, "%s", why);
 	free(t);
 	/* Another key under the same kid; an unknown kid. */
 	t = sign(other, "RS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	t = sign(other, "RS256", "k2", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
 	ck_assert_msg(strstr(why, "kid k2") != NULL, "%s", why);
 	free(t);
 	/* HMAC, with any secret: never. */
 	t = sign(oct, "HS256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* An ES256 token where the issuer publishes only RSA. */
 	t = sign(ec, "ES256", "k1", CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* alg none, unsigned. */
 	snprintf(none, sizeof(none), "eyJhbGciOiJub25lIn0.");
@@ -289,8 +389,7 @@ START_TEST(test_signatures)
 	snprintf(none + strlen(none), sizeof(none) - strlen(none), "%s.",
 	    dot);
 	cjose_get_dealloc()(dot);
-	ck_assert_int_eq(oauth_verify(&set, none, strlen(none), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, none, &id), OAUTH_INVALID);
 	/* No kid: each fitting key is tried (two published, the second signs). */
 	{
 		char	*a = cjose_jwk_to_json(other, false, &err);
@@ -304,19 +403,15 @@ START_TEST(test_signatures)
 		free(b);
 	}
 	t = sign(rsa, "RS256", NULL, CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_OK);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_OK);
 	free(t);
 	t = sign(ec, "ES256", NULL, CLAIMS);
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* Junk; a '=' inside a part (libcjose 0.6.2 would abort on it). */
-	ck_assert_int_eq(oauth_verify(&set, "a.b.c", 5, NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, "a.b.c", &id), OAUTH_INVALID);
 	t = xstrdup("eyJhbGciOiJSUzI1NiIsImtpZCRS2=6I6ImsxIn0.e30.c2ln");
-	ck_assert_int_eq(oauth_verify(&set, t, strlen(t), NOW, &id, why,
-	    sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(verify(&set, t, &id), OAUTH_INVALID);
 	free(t);
 	/* A reload that could not fetch keeps the keys fetched before. */
 	{
@@ -329,8 +424,7 @@ START_TEST(test_signatures)
 		ck_assert_uint_eq(next.v[0].nkeys, 2);
 		oauth_issuers_clear(&set);
 		t = sign(rsa, "RS256", NULL, CLAIMS);
-		ck_assert_int_eq(oauth_verify(&next, t, strlen(t), NOW, &id,
-		    why, sizeof(why)), OAUTH_OK);
+		ck_assert_int_eq(verify(&next, t, &id), OAUTH_OK);
 		free(t);
 		oauth_issuers_clear(&next);
 	}
@@ -338,6 +432,373 @@ START_TEST(test_signatures)
 	cjose_jwk_release(other);
 	cjose_jwk_release(ec);
 	cjose_jwk_release(oct);
+}
+END_TEST
+
+
+/* A compact JWS of claims under a protected header given as JSON. */
+static char *
+sign_hdr(const cjose_jwk_t *jwk, const char *hdr, const char *claims)
+{
+	json_t		*h = json_loads(hdr, 0, NULL);
+	cjose_jws_t	*jws;
+	cjose_err	 err;
+	const char	*out;
+	char		*s;
+
+	ck_assert_ptr_nonnull(h);
+	jws = cjose_jws_sign(jwk, (cjose_header_t *)h, (const uint8_t *)claims,
+	    strlen(claims), &err);
+	ck_assert_msg(jws != NULL, "sign: %s", err.message);
+	ck_assert(cjose_jws_export(jws, &out, &err));
+	s = xstrdup(out);
+	cjose_jws_release(jws);
+	json_decref(h);
+	return s;
+}
+
+/* The token with its signature's bytes replaced by n bytes of sig. */
+static char *
+with_sig(const char *t, const uint8_t *sig, size_t n)
+{
+	cjose_err	 err;
+	char		*enc, *out;
+	size_t		 elen, head = (size_t)(strrchr(t, '.') - t) + 1;
+
+	ck_assert(cjose_base64url_encode(sig, n, &enc, &elen, &err));
+	out = xcalloc(1, head + elen + 1);
+	memcpy(out, t, head);
+	memcpy(out + head, enc, elen);
+	cjose_get_dealloc()(enc);
+	return out;
+}
+
+/* The token's signature bytes (caller frees with cjose's dealloc). */
+static uint8_t *
+sig_of(const char *t, size_t *n)
+{
+	cjose_err	 err;
+	uint8_t		*sig;
+	const char	*p = strrchr(t, '.') + 1;
+
+	ck_assert(cjose_base64url_decode(p, strlen(p), &sig, n, &err));
+	return sig;
+}
+
+static struct oauth_issuers	 vset;
+
+/* One issuer publishing jwk (its public half, as JSON k with extras). */
+static size_t
+vset_publish(const cjose_jwk_t *jwk, const char *extra)
+{
+	cjose_err	 err;
+	char		*pub = cjose_jwk_to_json(jwk, false, &err);
+	json_t		*k = json_loads(pub, 0, NULL), *x, *set;
+	size_t		 n;
+
+	oauth_issuers_clear(&vset);
+	memset(&vset, 0, sizeof(vset));
+	issuer_init(&vset.v[0]);
+	vset.v[0].algs = OAUTH_ALGS_DEFAULT | OAUTH_RS512 | OAUTH_ES384;
+	vset.v[0].refreshed_ms = mono_ms();	/* no refetch from here */
+	vset.n = 1;
+	json_object_set_new(k, "kid", json_string("k1"));
+	if (extra != NULL) {
+		x = json_loads(extra, 0, NULL);
+		ck_assert_ptr_nonnull(x);
+		json_object_update(k, x);
+		json_decref(x);
+	}
+	set = json_pack("{s:[o]}", "keys", k);
+	n = jwks_set_keys(&vset.v[0], set);
+	json_decref(set);
+	free(pub);
+	return n;
+}
+
+static enum oauth_verdict
+vset_verify(const char *t)
+{
+	struct oauth_ident	 id;
+
+	return verify(&vset, t, &id);
+}
+
+/* The verdict on t with its signature's bytes replaced by n of sig. */
+static enum oauth_verdict
+vset_verify_sig(const char *t, const uint8_t *sig, size_t n)
+{
+	char			*u = with_sig(t, sig, n);
+	enum oauth_verdict	 v = vset_verify(u);
+
+	free(u);
+	return v;
+}
+
+/* RFC 7515 section 4.1.11: a crit we do not understand is refused. */
+START_TEST(test_crit_refused)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*rsa;
+	cjose_err		 err;
+	char			*t;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\"}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "[\"x-must\"],\"x-must\":1}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* crit naming b64 (RFC 7797), which cjose does not implement. */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "[\"b64\"],\"b64\":true}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* Not even a list. */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":"
+	    "\"x-must\"}", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* An empty list asks nothing of us (docs/policy.md). */
+	t = sign_hdr(rsa, "{\"alg\":\"RS256\",\"kid\":\"k1\",\"crit\":[]}",
+	    CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
+}
+END_TEST
+
+/*
+ * RFC 7518 sections 3.4 and 3.3: an ES256 signature is exactly 64 bytes,
+ * an RSA one exactly the modulus' length, in canonical base64url: no
+ * other string carries the same signature.
+ */
+START_TEST(test_signature_length_exact)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*ec, *ec384, *rsa;
+	cjose_err		 err;
+	uint8_t			*sig, buf[600];
+	char			*t, *u, *last;
+	size_t			 n, i;
+	int			 found = 0;
+
+	ec = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_256, &err);
+	ck_assert_uint_eq(vset_publish(ec, NULL), 1);
+	t = sign(ec, "ES256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	sig = sig_of(t, &n);
+	ck_assert_uint_eq(n, 64);
+	/* 65 and 66 bytes: zero-padded, and zeros put before r and s. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, sig, 64);
+	for (i = 65; i <= 66; i++)
+		ck_assert_msg(vset_verify_sig(t, buf, i) == OAUTH_INVALID,
+		    "%zu bytes", i);
+	buf[0] = 0;
+	memcpy(buf + 1, sig, 32);
+	buf[33] = 0;
+	memcpy(buf + 34, sig + 32, 32);
+	ck_assert_int_eq(vset_verify_sig(t, buf, 66), OAUTH_INVALID);
+	ck_assert_int_eq(vset_verify_sig(t, sig, 63), OAUTH_INVALID);
+	/* The same 64 bytes, spelled with the last character's unused bits
+	 * set: another token string for one signature. */
+	u = xstrdup(t);
+	last = u + strlen(u) - 1;
+	*last = *last == 'A' ? 'B' : *last == 'Q' ? 'R' : *last == 'g' ? 'h' :
+	    *last == 'w' ? 'x' : *last;
+	ck_assert_int_eq(vset_verify(u), OAUTH_INVALID);
+	free(u);
+	cjose_get_dealloc()(sig);
+	free(t);
+
+	/* ES384 on P-384: 96 bytes. */
+	ec384 = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_384, &err);
+	ck_assert_uint_eq(vset_publish(ec384, NULL), 1);
+	t = sign(ec384, "ES384", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	sig = sig_of(t, &n);
+	ck_assert_uint_eq(n, 96);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, sig, n);
+	ck_assert_int_eq(vset_verify_sig(t, buf, 97), OAUTH_INVALID);
+	cjose_get_dealloc()(sig);
+	free(t);
+
+	/* PS256 whose signature starts with a zero byte: the 255 bytes
+	 * after it are the same number, and must not verify. */
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	for (i = 0; i < 4000 && !found; i++) {
+		t = sign(rsa, "PS256", "k1", CLAIMS);
+		sig = sig_of(t, &n);
+		ck_assert_uint_eq(n, 256);
+		if (sig[0] == 0) {
+			found = 1;
+			ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+			ck_assert_int_eq(vset_verify_sig(t, sig + 1, 255),
+			    OAUTH_INVALID);
+		}
+		cjose_get_dealloc()(sig);
+		free(t);
+	}
+	ck_assert(found);
+	/* RS256 with a zero byte put before it. */
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	sig = sig_of(t, &n);
+	buf[0] = 0;
+	memcpy(buf + 1, sig, n);
+	ck_assert_int_eq(vset_verify_sig(t, buf, n + 1), OAUTH_INVALID);
+	cjose_get_dealloc()(sig);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(ec);
+	cjose_jwk_release(ec384);
+	cjose_jwk_release(rsa);
+}
+END_TEST
+
+/* RFC 7517 section 4: a key's alg and key_ops bind it; RFC 7518 3.3: RSA
+ * keys of 2048 bits or more. */
+START_TEST(test_key_restrictions)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	cjose_jwk_t		*rsa, *small, *odd, *ec;
+	cjose_err		 err;
+	char			*t;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"PS256\"}"), 1);
+	t = sign(rsa, "PS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	free(t);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"RS256\"}"), 1);
+	t = sign(rsa, "PS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	t = sign(rsa, "RS512", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	/* An alg we do not verify with: the key is for something else. */
+	ck_assert_uint_eq(vset_publish(rsa, "{\"alg\":\"RSA-OAEP\"}"), 0);
+	/* key_ops: verify, or the key is not for verifying. */
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":[\"verify\"]}"), 1);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_OK);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":[\"encrypt\"]}"),
+	    0);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"key_ops\":\"verify\"}"), 0);
+	ck_assert_uint_eq(vset_publish(rsa, "{\"use\":\"enc\"}"), 0);
+	free(t);
+	/* 1024 and 2047 bits: too small, whatever they sign. */
+	small = cjose_jwk_create_RSA_random(1024, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(small, NULL), 0);
+	t = sign(small, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	odd = cjose_jwk_create_RSA_random(2047, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(odd, NULL), 0);
+	/* An EC key whose alg names another curve's. */
+	ec = cjose_jwk_create_EC_random(CJOSE_JWK_EC_P_256, &err);
+	ck_assert_uint_eq(vset_publish(ec, "{\"alg\":\"ES384\"}"), 1);
+	t = sign(ec, "ES256", "k1", CLAIMS);
+	ck_assert_int_eq(vset_verify(t), OAUTH_INVALID);
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
+	cjose_jwk_release(small);
+	cjose_jwk_release(odd);
+	cjose_jwk_release(ec);
+}
+END_TEST
+
+#define GOOD	"\"aud\":\"" AUD "\",\"scope\":\"mcp:tools\""
+
+/* An identity is taken exactly or refused, never rewritten. */
+static const char *const bad_claims[] = {
+	"{\"sub\":\"alice\\nadmin\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"alice\\u0000\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"al\\u001bice\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"m\\u00fcller\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"\\u0430lice\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"alice\\u202e\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":7,\"exp\":1800000300," GOOD "}",
+	"{\"sub\":[\"alice\"],\"exp\":1800000300," GOOD "}",
+	/* The proof recorded beside the principal, too. */
+	"{\"sub\":\"s\",\"client_id\":\"c\\u0007\",\"exp\":1800000300," GOOD
+	    "}",
+	"{\"sub\":\"s\",\"azp\":\"\\u200fc\",\"exp\":1800000300," GOOD "}",
+	/* groups: a string or a list of strings, each a clean name. */
+	"{\"sub\":\"s\",\"groups\":\"adm\\nins\",\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"s\",\"groups\":[\"ok\",\"adm\\u0000\"],\"exp\":1800000300,"
+	    GOOD "}",
+	"{\"sub\":\"s\",\"groups\":[\"ok\",7],\"exp\":1800000300," GOOD "}",
+	"{\"sub\":\"s\",\"groups\":{\"a\":1},\"exp\":1800000300," GOOD "}",
+	/* Times past what a clock can say: refused on purpose. */
+	"{\"sub\":\"s\",\"exp\":9223372036854775807," GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1e300," GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1800000300,\"nbf\":-9223372036854775807,"
+	    GOOD "}",
+	"{\"sub\":\"s\",\"exp\":1800000300,\"nbf\":\"now\"," GOOD "}",
+};
+
+START_TEST(test_claims_taken_exactly_or_refused)
+{
+	struct oauth_ident	 id;
+
+	memset(&id, 0, sizeof(id));
+	ck_assert_msg(check(bad_claims[_i], &id) == OAUTH_INVALID,
+	    "accepted: %s as %s", bad_claims[_i], id.principal);
+}
+END_TEST
+
+/*
+ * A kid the issuer lacks: a token waits for a fetch under way (and only a
+ * token that may start one starts one); one that may not wait is refused.
+ */
+START_TEST(test_unknown_kid_waits)
+{
+	static const uint8_t	 e[] = { 1, 0, 1 };
+	struct oauth_ident	 id;
+	cjose_jwk_t		*rsa;
+	cjose_err		 err;
+	char			*t, why[256];
+	int			 underway;
+
+	rsa = cjose_jwk_create_RSA_random(2048, e, sizeof(e), &err);
+	ck_assert_uint_eq(vset_publish(rsa, NULL), 1);
+	t = sign(rsa, "RS256", "k-new", CLAIMS);
+	/* Rate-limited, nothing under way: refused whatever it may do. */
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_WAIT,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	/* A fetch under way (a stand-in: nothing runs it here). */
+	vset.v[0].fetch = (struct jwks_fetch *)&underway;
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_FETCH,
+	    &id, why, sizeof(why)), OAUTH_PENDING);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_WAIT,
+	    &id, why, sizeof(why)), OAUTH_PENDING);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_NOWAIT,
+	    &id, why, sizeof(why)), OAUTH_INVALID);
+	/* A kid it has needs no wait. */
+	free(t);
+	t = sign(rsa, "RS256", "k1", CLAIMS);
+	ck_assert_int_eq(oauth_verify(&vset, t, strlen(t), NOW, OAUTH_NOWAIT,
+	    &id, why, sizeof(why)), OAUTH_OK);
+	vset.v[0].fetch = NULL;
+	free(t);
+	oauth_issuers_clear(&vset);
+	cjose_jwk_release(rsa);
 }
 END_TEST
 
@@ -382,12 +843,21 @@ oauth_suite(void)
 	Suite	*s = suite_create("oauth");
 	TCase	*tc = tcase_create("core");
 
+	/* test_signature_length_exact signs until a PS256 one starts with 0. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_issuer_loads_with_defaults);
 	tcase_add_loop_test(tc, test_bad_files_refused, 0, nitems(bad));
+	tcase_add_test(tc, test_issuers_apart_load);
 	tcase_add_test(tc, test_claims_accepted_and_refused);
 	tcase_add_test(tc, test_signatures);
 	tcase_add_test(tc, test_refresh_is_rate_limited);
 	tcase_add_test(tc, test_certificate_rules);
+	tcase_add_test(tc, test_crit_refused);
+	tcase_add_test(tc, test_signature_length_exact);
+	tcase_add_test(tc, test_key_restrictions);
+	tcase_add_test(tc, test_unknown_kid_waits);
+	tcase_add_loop_test(tc, test_claims_taken_exactly_or_refused, 0,
+	    nitems(bad_claims));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,13 +2,21 @@
 // tests: client_credentials with resource indicators, JWT access tokens for
 // the resource URI given.  Test-only endpoints under /_test/ mint the bad
 // tokens a provider would never issue, and rotate the signing key.
-// Usage: node provider.mjs PORTFILE RESOURCE
+// With --bare it is an issuer of the test's own instead: discovery and a
+// JWKS only, its keys made here, and tokens signed byte by byte as the
+// test asks (/_test/sign), crit, odd signatures and all.
+// With --tls DIR it speaks HTTPS with DIR/server.pem and DIR/server.key.
+// Usage: node provider.mjs PORTFILE RESOURCE [--tls DIR] [--bare]
 import http from 'node:http';
+import https from 'node:https';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import Provider from 'oidc-provider';
 import * as jose from 'jose';
 
-const [portfile, RESOURCE] = process.argv.slice(2);
+const [portfile, RESOURCE, ...opts] = process.argv.slice(2);
+const TLS = opts.includes('--tls') ? opts[opts.indexOf('--tls') + 1] : null;
+const BARE = opts.includes('--bare');
 const CLIENT = { client_id: 'mcp-client', client_secret: 'mcp-secret' };
 let issuer = '';
 let key;            // the private JWK the provider signs with now
@@ -93,10 +101,82 @@ async function mint(kind) {
   }
 }
 
-const server = http.createServer(async (req, res) => {
+// --bare: the keys, each with what its JWKS entry says beside the key.
+// rs: plain RSA; ps/rsalg: RSA bound to PS256/RS256 by its alg; es: P-256;
+// small: 1024 bits; enc: key_ops without verify; late: published only
+// when /_test/publish says so (a rotation).
+const bare = { keys: {}, published: new Set(), delay: 0, hits: 0 };
+function bareKeys() {
+  const rsa = (bits) => crypto.generateKeyPairSync('rsa', { modulusLength: bits });
+  const make = { rs: [rsa(2048), {}], ps: [rsa(2048), { alg: 'PS256' }],
+    rsalg: [rsa(2048), { alg: 'RS256' }],
+    es: [crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }), {}],
+    small: [rsa(1024), {}], enc: [rsa(2048), { key_ops: ['encrypt'] }],
+    late: [rsa(2048), {}] };
+  for (const [kid, [pair, extra]] of Object.entries(make)) {
+    bare.keys[kid] = { priv: pair.privateKey,
+      jwk: { ...pair.publicKey.export({ format: 'jwk' }), kid, ...extra } };
+    if (kid !== 'late') bare.published.add(kid);
+  }
+}
+
+// A compact JWS of exactly the header and claims asked for, signed with
+// the key named (the provider's own: "op") by node's crypto, not jose:
+// jose would refuse to sign a crit it does not know.  The header's kid is
+// the key's name unless the header says otherwise.
+function signRaw({ name, alg, header, claims }) {
+  const priv = name === 'op' ? crypto.createPrivateKey({ key, format: 'jwk' })
+    : bare.keys[name].priv;
+  const h = { alg, kid: name === 'op' ? key.kid : name, typ: 'at+jwt', ...header };
+  // Claims given as text are signed as they are (numbers past 2^53 too).
+  const payload = typeof claims === 'string' ? claims : JSON.stringify(claims);
+  const input = `${b64(h)}.${Buffer.from(payload).toString('base64url')}`;
+  const hash = `sha${alg.slice(2)}`;
+  const opt = alg.startsWith('PS')
+    ? { key: priv, padding: crypto.constants.RSA_PKCS1_PSS_PADDING,
+        saltLength: Number(alg.slice(2)) / 8 }
+    : alg.startsWith('ES') ? { key: priv, dsaEncoding: 'ieee-p1363' } : priv;
+  return `${input}.${crypto.sign(hash, Buffer.from(input), opt).toString('base64url')}`;
+}
+
+async function body(req) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  return JSON.parse(Buffer.concat(chunks).toString());
+}
+
+// --bare's own documents, each after the delay the test set.
+async function bareServe(url, res) {
+  const json = (o) => { res.setHeader('Content-Type', 'application/json');
+    res.end(JSON.stringify(o)); };
+  if (url.pathname === '/.well-known/openid-configuration' || url.pathname === '/jwks') {
+    bare.hits++;
+    await new Promise((r) => setTimeout(r, bare.delay));
+  }
+  if (url.pathname === '/.well-known/openid-configuration')
+    return json({ issuer, jwks_uri: `${issuer}/jwks` });
+  if (url.pathname === '/jwks')
+    return json({ keys: [...bare.published].map((k) => bare.keys[k].jwk) });
+  res.statusCode = 404;
+  res.end();
+}
+
+const handler = async (req, res) => {
   const url = new URL(req.url, issuer);
   try {
-    if (url.pathname === '/_test/mint') {
+    if (url.pathname === '/_test/sign') {
+      res.end(signRaw(await body(req)));
+    } else if (url.pathname === '/_test/slow') {
+      bare.delay = Number(url.searchParams.get('ms'));
+      res.end('ok');
+    } else if (url.pathname === '/_test/publish') {
+      bare.published.add(url.searchParams.get('kid'));
+      res.end('ok');
+    } else if (url.pathname === '/_test/hits') {
+      res.end(String(bare.hits));
+    } else if (BARE) {
+      await bareServe(url, res);
+    } else if (url.pathname === '/_test/mint') {
       res.end(await mint(url.searchParams.get('kind')));
     } else if (url.pathname === '/_test/rotate') {
       key = await newKey();
@@ -109,11 +189,18 @@ const server = http.createServer(async (req, res) => {
     res.statusCode = 500;
     res.end(String(e));
   }
-});
+};
+const server = TLS ? https.createServer({
+  cert: fs.readFileSync(`${TLS}/server.pem`), key: fs.readFileSync(`${TLS}/server.key`),
+}, handler) : http.createServer(handler);
 server.listen(0, '127.0.0.1', async () => {
-  issuer = `http://127.0.0.1:${server.address().port}`;
-  key = await newKey();
-  provider = makeProvider();
+  issuer = `${TLS ? 'https' : 'http'}://127.0.0.1:${server.address().port}`;
+  if (BARE) {
+    bareKeys();
+  } else {
+    key = await newKey();
+    provider = makeProvider();
+  }
   fs.writeFileSync(`${portfile}.tmp`, String(server.address().port));
   fs.renameSync(`${portfile}.tmp`, portfile);
 });
