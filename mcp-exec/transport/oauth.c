@@ -331,27 +331,18 @@ compact_ok(const char *t, size_t len)
 }
 
 /*
- * The length of the signature part's bytes, or -1 unless it is canonical
- * base64url (the bits past the last byte zero): one signature, one
- * spelling.  t is compact_ok's.
+ * The signature's length in bytes.  t is compact_ok's: its parts are
+ * canonical unpadded base64url (pad bits zero, never one character left
+ * over), so the length follows from the part's: one signature, one
+ * spelling.
  */
-static ssize_t
+static size_t
 sig_bytes(const char *t, size_t len)
 {
 	const char	*p = (const char *)memrchr(t, '.', len) + 1;
-	size_t		 plen = len - (size_t)(p - t), n = 0, elen = 0;
-	uint8_t		*sig = NULL;
-	char		*enc = NULL;
-	cjose_err	 err;
-	ssize_t		 rv = -1;
+	size_t		 plen = len - (size_t)(p - t);
 
-	if (plen > 0 && cjose_base64url_decode(p, plen, &sig, &n, &err) &&
-	    cjose_base64url_encode(sig, n, &enc, &elen, &err) && elen == plen &&
-	    memcmp(enc, p, plen) == 0)
-		rv = (ssize_t)n;
-	cjose_get_dealloc()(sig);
-	cjose_get_dealloc()(enc);
-	return rv;
+	return plen / 4 * 3 + (plen % 4 != 0 ? plen % 4 - 1 : 0);
 }
 
 /*
@@ -414,8 +405,7 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 	json_error_t		 je;
 	const char		*alg, *kid;
 	uint8_t			*payload;
-	size_t			 plen;
-	ssize_t			 siglen;
+	size_t			 plen, siglen;
 	unsigned		 bit;
 	int			 r;
 
@@ -459,18 +449,15 @@ oauth_verify(struct oauth_issuers *set, const char *token, size_t len,
 		    "(none)");
 		goto out;
 	}
-	if ((siglen = sig_bytes(token, len)) == -1) {
-		WHY("signature is not canonical base64url");
-		goto out;
-	}
-	if ((r = key_verify(is, jws, kid, bit, (size_t)siglen)) == 0) {
+	siglen = sig_bytes(token, len);
+	if ((r = key_verify(is, jws, kid, bit, siglen)) == 0) {
 		switch (key_missing(is, wait)) {
 		case 0:
 			WHY("waiting for %s's keys", is->issuer);
 			v = OAUTH_PENDING;
 			goto out;
 		case 1:
-			r = key_verify(is, jws, kid, bit, (size_t)siglen);
+			r = key_verify(is, jws, kid, bit, siglen);
 			break;
 		}
 	}

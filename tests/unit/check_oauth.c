@@ -345,7 +345,7 @@ START_TEST(test_signatures)
 
 		ck_assert_uint_eq(strlen(strrchr(u, '.') + 1) % 4, 2);
 		*last = url[(strchr(url, *last) - url) | 1];
-		ck_assert_int_eq(oauth_verify(&set, u, strlen(u), NOW, &id,
+		ck_assert_int_eq(oauth_verify(&set, u, strlen(u), NOW, OAUTH_FETCH, &id,
 		    why, sizeof(why)), OAUTH_INVALID);
 		ck_assert_msg(strstr(why, "base64url") != NULL, "%s", why);
 		free(u);
