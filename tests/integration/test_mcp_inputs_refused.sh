@@ -4,7 +4,9 @@
 # base64, over the count, over the call's or the session's budget, a path
 # outside the roots or missing, a name given twice) is refused with nothing
 # written to the session's /inputs, and leaves a call_refused record naming
-# the session and why.
+# the session and why.  Contents go in inline_files, host paths in files
+# (finding 8): an old client's object in files is refused, naming
+# inline_files.
 . "$(dirname "$0")/lib.sh"
 
 start_auditd
@@ -32,8 +34,11 @@ def inline(name, content, encoding=None):
         f["encoding"] = encoding
     return f
 
-def call(sid, inl=(), paths=()):
-    args = {"code": LIST, "session_id": sid, "files": list(inl) + list(paths)}
+def call(sid, inl=(), paths=(), old=False):
+    args = {"code": LIST, "session_id": sid, "files": list(paths),
+            "inline_files": list(inl)}
+    if old:
+        args = {"code": LIST, "session_id": sid, "files": list(inl) + list(paths)}
     try:
         return c.tool("execute_python", args)
     except McpError as e:
@@ -50,10 +55,11 @@ cases = [
     ("outside the roots", [a], ["/etc/passwd"], "not beneath an input root"),
     ("missing", [a], [tmp + "/in/nope.csv"], "no such file"),
     ("named twice", [a, inline("small.csv", "y")], [tmp + "/in/small.csv"], "twice"),
+    ("an object in files", [a], [tmp + "/in/small.csv"], "fault: arguments.files[0]: a host path; send a file's contents in inline_files"),
 ]
 sid = structured(c.tool("execute_python", {"code": "pass"}))["session_id"]
 for what, inl, paths, why in cases:
-    r = call(sid, inl, paths)
+    r = call(sid, inl, paths, what == "an object in files")
     text = r["content"][0]["text"]
     assert r.get("isError") and why in text, (what, r)
     left = structured(c.tool("execute_python", {"code": LIST, "session_id": sid}))
@@ -74,11 +80,13 @@ refused = [r for r in recs if r["event"] == "call_refused"]
 assert len(refused) == cases["n"], refused
 for r in refused:
     assert r["tool"] == "execute_python" and r["session_id"] == cases["sid"], r
-    assert r.get("detail"), r
-# Only the last call staged anything, and its record says what.
+    assert r["reason"] in ("bad arguments", "inputs not staged"), r
+    assert r.get("detail") and r["code_hash"], r
+# Only the last call staged anything, and its record says what: files
+# first, then inline_files.
 started = [r for r in recs if r["event"] == "execution_started" and "inputs" in r]
 assert len(started) == 1, started
-assert [i["name"] for i in started[0]["inputs"]] == ["a.txt", "b.txt", "small.csv"], started
+assert [i["name"] for i in started[0]["inputs"]] == ["small.csv", "a.txt", "b.txt"], started
 print("  a call_refused for each (session, reason, detail); inputs only on the call that staged them")
 PYEOF
 verify >/dev/null || fail "audit verify"
