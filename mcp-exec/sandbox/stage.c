@@ -421,7 +421,7 @@ stage_plan(const struct input_rules *r, const struct stage *st, int destfd,
 		if (bytes > r->max_bytes || items[i].size > r->max_bytes -
 		    bytes) {
 			snprintf(err, errlen, "%s: inputs would exceed %llu "
-			    "bytes in all (%llu staged, this file has %llu)",
+			    "bytes in all (%llu before it, this file has %llu)",
 			    item_what(&items[i]),
 			    (unsigned long long)r->max_bytes,
 			    (unsigned long long)bytes,
