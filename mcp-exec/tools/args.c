@@ -81,6 +81,22 @@ const struct arg_spec args_read_file[] = {
 	{ NULL }
 };
 
+/*
+ * Characters, as JSON Schema's maxLength counts them: jansson's strings
+ * are valid UTF-8, so every byte that does not continue a character
+ * starts one.  Byte limits (a file name's, the code's) are values,
+ * checked where they apply.
+ */
+static size_t
+chars(const char *s, size_t len)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return n;
+}
+
 /* A string as the table allows it; -1 with err. */
 static int
 string_ok(const json_t *v, const char *what, size_t i, int indexed,
@@ -102,9 +118,10 @@ string_ok(const json_t *v, const char *what, size_t i, int indexed,
 		    "characters", what, at);
 		return -1;
 	}
-	if (max > 0 && json_string_length(v) > max) {
-		snprintf(err, errlen, "arguments.%s%s: longer than %zu bytes",
-		    what, at, max);
+	if (max > 0 && chars(json_string_value(v), json_string_length(v)) >
+	    max) {
+		snprintf(err, errlen, "arguments.%s%s: longer than %zu "
+		    "characters", what, at, max);
 		return -1;
 	}
 	return 0;

@@ -27,7 +27,8 @@ enum arg_type {
 /* A limit that is configuration, not a constant of the table. */
 enum arg_bound {
 	BOUND_NONE,
-	BOUND_CODE,	/* length: server.max_code_bytes (here) */
+	BOUND_CODE,	/* length: server.max_code_bytes (characters here,
+			 * bytes in exec.c) */
 	BOUND_TIMEOUT,	/* the profile's timeout.max_ms and default_ms,
 			 * known with the session (tools.c, command.c) */
 	BOUND_ROOTS,	/* host paths beneath the profile's inputs.roots */

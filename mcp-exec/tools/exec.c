@@ -64,6 +64,14 @@ exec_begin(struct tool_req *rq, const char *tool,
 	}
 	if (ec->x.command.v != NULL)
 		ec->argv = exec_argv(&ec->x);
+	/* The schema counts characters; what is scanned and kept, bytes. */
+	if (ec->x.code.len > srv->conf.server.max_code_bytes) {
+		snprintf(err, sizeof(err), "code: %zu bytes, more than "
+		    "server.max_code_bytes (%zu)", ec->x.code.len,
+		    srv->conf.server.max_code_bytes);
+		exec_refuse(rq, ec, "bad arguments", err, COUNT_ERROR);
+		return -1;
+	}
 	/* Same answer for unknown, expired and someone else's: no probing. */
 	sid = ec->x.session_id.v;
 	if (sid != NULL && (ec->s = session_find(srv, sid, rq->principal)) ==

@@ -72,6 +72,9 @@ const samples = {
     { ...n, code: "1", inline_files: [{ name: "a", content: "b", mode: 1 }] },
     { ...n, code: "1", inline_files: [{ name: "a", content: "b", encoding: "latin-1" }] },
     { ...n, code: "1", inline_files: [{ name: "n".repeat(256), content: "b" }] },
+    // maxLength counts characters; the server's byte limits are values.
+    { ...n, code: "1", inline_files: [{ name: "é".repeat(200), content: "b" }] },
+    { ...n, code: "é".repeat(600000) },
     { ...n, code: "1", inline_files: ["a"] }, { ...n, code: "1", profile: "default" },
   ],
   run_command: [
