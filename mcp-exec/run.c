@@ -85,28 +85,32 @@ streams_close(struct streams *st)
 	capture_free(&st->err);
 }
 
+/* The run's files, checked whole, then copied all or none. */
 static int
 stage_all(const struct run_request *rq, const char *dir, json_t *inputs,
     char *err, size_t errlen)
 {
-	struct stage	 sg = { 0 };
-	char		 path[PATH_MAX], name[NAME_MAX + 1];
-	size_t		 i;
-	int		 fd, rv = 0;
+	struct stage		 sg = { 0 };
+	struct stage_item	 items[RUN_FILES_MAX];
+	char			 path[PATH_MAX];
+	size_t			 i;
+	int			 fd, rv;
 
 	if (xsnprintf(path, sizeof(path), "%s/inputs", dir) == -1 ||
 	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < rq->nfiles && rv == 0; i++) {
-		if (stage_input(&rq->profile->inputs, &sg, rq->files[i], fd, name,
-		    sizeof(name), err, errlen) == -1)
-			rv = -1;
-		else
-			json_array_append_new(inputs, json_sprintf("/inputs/%s",
-			    name));
-	}
+	memset(items, 0, sizeof(items));
+	for (i = 0; i < rq->nfiles; i++)
+		items[i].path = rq->files[i];
+	rv = stage_plan(&rq->profile->inputs, &sg, fd, items, rq->nfiles, err,
+	    errlen) == 0 && stage_commit(&rq->profile->inputs, &sg, fd, items,
+	    rq->nfiles, err, errlen) == 0 ? 0 : -1;
+	stage_release(items, rq->nfiles);
+	for (i = 0; rv == 0 && i < rq->nfiles; i++)
+		json_array_append_new(inputs, json_sprintf("/inputs/%s",
+		    items[i].name));
 	close(fd);
 	return rv;
 }

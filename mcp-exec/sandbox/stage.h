@@ -1,9 +1,10 @@
 /*
- * Input files: a caller names a host path; it is opened with openat2
- * beneath one of the profile's input roots (RESOLVE_BENEATH, NO_SYMLINKS,
- * NO_MAGICLINKS, NO_XDEV), must be a regular file, and is copied from that
- * descriptor into the sandbox's read-only /inputs.  Nothing is resolved
- * twice, so a path swapped after the check cannot change what is copied.
+ * Input files: a caller names a host path, opened with openat2 beneath
+ * one of the profile's input roots (RESOLVE_BENEATH, NO_SYMLINKS,
+ * NO_MAGICLINKS, NO_XDEV), a regular file copied from that descriptor
+ * into the sandbox's read-only /inputs; or sends the bytes under a name.
+ * Nothing is resolved twice, so a path swapped after the check cannot
+ * change what is copied.
  */
 #ifndef STOCKADE_STAGE_H
 #define STOCKADE_STAGE_H
@@ -14,6 +15,7 @@
 #include "hash.h"
 
 #define STAGE_ROOTS_MAX		16
+#define STAGE_NAME_MAX		255	/* an input's name (NAME_MAX on Linux) */
 
 struct input_rules {
 	const char	*roots[STAGE_ROOTS_MAX];	/* absolute directories */
@@ -24,30 +26,61 @@ struct input_rules {
 	uint64_t	 inline_max_call;	/* a call's inline inputs */
 };
 
+/* What a sandbox's /inputs holds, for the budgets. */
 struct stage {
-	uint64_t	 bytes;		/* copied so far */
+	uint64_t	 bytes;
 	unsigned	 files;
-	/* The file the last successful stage_input/stage_inline wrote, as
-	 * it landed in /inputs: for the call's audit record. */
-	uint64_t	 last_size;
-	char		 last_sha256[SHA256_HEX + 1];
 };
 
 /*
- * Copies `path` into destfd (a directory) under its base name, which is
- * written to name.  Refusals name the path and the rule broken, e.g.
- * "/srv/data/x: not beneath an input root (/srv/data, /tmp/in)" or
- * "/srv/data/link: a symlink (inputs are opened without following links)".
+ * One input of a call: a host path, or bytes the client sent under a
+ * name.  The caller fills path, or name, data and len (borrowed until
+ * stage_release); the stage fills the rest.
  */
-int	stage_input(const struct input_rules *, struct stage *, const char *path,
-	    int destfd, char *name, size_t namelen, char *err, size_t errlen);
+struct stage_item {
+	const char	*path;		/* a host path, or NULL */
+	const char	*name;		/* its name in /inputs (a path's base
+					 * name, set by stage_check) */
+	const uint8_t	*data;		/* without path: the bytes */
+	size_t		 len;
+	/* stage_plan's, for stage_commit. */
+	int		 fd;		/* the host file, opened once */
+	int		 had;		/* replaces an input staged before, */
+	uint64_t	 old;		/* of this many bytes */
+	/* As it landed in /inputs (stage_commit), for the audit trail. */
+	uint64_t	 size;
+	char		 sha256[SHA256_HEX + 1];
+};
+
 /*
- * Writes len bytes the client sent as /inputs/name: the name is checked as
- * a base name is above, the size against inline_max_file and max_bytes.
- * Either way a name staged before is replaced (and its bytes given back).
+ * A call's inputs are checked whole before any is written, and written
+ * all or none.  stage_check: what the rules alone decide, before a file
+ * is opened: each path absolute, without "..", beneath an input root;
+ * each name (a path's base name) a plain, visible file name, none twice;
+ * inline sizes (inline_max_file, inline_max_call); the count and the
+ * inline bytes against max_files and max_bytes.  -1 with err naming the
+ * item and the rule, e.g. "/srv/data/x: not beneath an input root
+ * (/srv/data, /tmp/in)".
  */
-int	stage_inline(const struct input_rules *, struct stage *,
-	    const char *name, const uint8_t *data, size_t len, int destfd,
+int	stage_check(const struct input_rules *, struct stage_item *, size_t n,
 	    char *err, size_t errlen);
+/*
+ * Then against destfd (a sandbox's /inputs) and what st says it holds:
+ * stage_check again, each host file opened once beneath its root with
+ * openat2 (no links, no mount crossing) and found a regular file, and
+ * the budgets counted with the inputs these replace given back.  Nothing
+ * is written; stage_release closes what was opened, either way.
+ */
+int	stage_plan(const struct input_rules *, const struct stage *, int destfd,
+	    struct stage_item *, size_t n, char *err, size_t errlen);
+/*
+ * Writes the planned items, read-only, all or none: each to a temporary
+ * name first, then renamed over its name (a name staged before is
+ * replaced).  A failure on the way (I/O, a host file that grew past the
+ * budget) removes what this call wrote.  Updates st.
+ */
+int	stage_commit(const struct input_rules *, struct stage *, int destfd,
+	    struct stage_item *, size_t n, char *err, size_t errlen);
+void	stage_release(struct stage_item *, size_t n);
 
 #endif

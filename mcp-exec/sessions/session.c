@@ -154,51 +154,23 @@ session_hold(struct session *s, int on)
 }
 
 int
-session_stage(struct session *s, const char *path, char *name, size_t namelen,
+session_stage_files(struct session *s, struct stage_item *items, size_t n,
     char *err, size_t errlen)
 {
 	char	 dir[PATH_MAX];
 	int	 fd, rv;
 
-	if (s->prof.inputs.nroots == 0) {
-		snprintf(err, errlen, "profile %s allows no input files (no "
-		    "inputs.roots)", s->prof.name);
-		return -1;
-	}
+	if (n == 0)
+		return 0;
 	if (xsnprintf(dir, sizeof(dir), "%s/inputs", s->spec.dir) == -1 ||
 	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "inputs: %s", strerror(errno));
 		return -1;
 	}
-	rv = stage_input(&s->prof.inputs, &s->staged, path, fd, name,
-	    namelen, err, errlen);
-	close(fd);
-	return rv;
-}
-
-void
-session_staged_last(const struct session *s, uint64_t *size,
-    const char **sha256)
-{
-	*size = s->staged.last_size;
-	*sha256 = s->staged.last_sha256;
-}
-
-int
-session_stage_inline(struct session *s, const char *name,
-    const uint8_t *data, size_t len, char *err, size_t errlen)
-{
-	char	 dir[PATH_MAX];
-	int	 fd, rv;
-
-	/* No input roots needed: the bytes are the client's own. */
-	if (xsnprintf(dir, sizeof(dir), "%s/inputs", s->spec.dir) == -1 ||
-	    (fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "inputs: %s", strerror(errno));
-		return -1;
-	}
-	rv = stage_inline(&s->prof.inputs, &s->staged, name, data, len, fd,
-	    err, errlen);
+	rv = stage_plan(&s->prof.inputs, &s->staged, fd, items, n, err,
+	    errlen) == 0 && stage_commit(&s->prof.inputs, &s->staged, fd,
+	    items, n, err, errlen) == 0 ? 0 : -1;
+	stage_release(items, n);
 	close(fd);
 	return rv;
 }

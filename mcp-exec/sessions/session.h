@@ -108,16 +108,14 @@ const struct profile *session_profile(const struct session *);
 /* Running a call, or held for one about to start. */
 int		 session_busy(const struct session *);
 void		 session_hold(struct session *, int on);
-/* Size and sha256 (hex) of the input the last session_stage or
- * session_stage_inline wrote, hashed as it was copied. */
-void		 session_staged_last(const struct session *, uint64_t *size,
-		    const char **sha256);
-/* Stages a host file into the session's /inputs. */
-int		 session_stage(struct session *, const char *path, char *name,
-		    size_t namelen, char *err, size_t errlen);
-/* Writes a file the client sent into the session's /inputs. */
-int		 session_stage_inline(struct session *, const char *name,
-		    const uint8_t *data, size_t len, char *err, size_t errlen);
+/*
+ * Stages a call's inputs into the session's /inputs, all or none: checked
+ * whole against its profile and what it holds (sandbox/stage.h), then
+ * written; on failure nothing of them is left and err says why.  Fills
+ * each item's size and sha256, as the bytes landed.
+ */
+int		 session_stage_files(struct session *, struct stage_item *,
+		    size_t n, char *err, size_t errlen);
 /* Starts code; hooks->done runs later (never before this returns). */
 struct call	*session_exec(struct session *, const char *code, size_t len,
 		    unsigned timeout_ms, const struct call_hooks *, char *err,

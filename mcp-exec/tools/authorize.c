@@ -76,30 +76,27 @@ refuse_quota(struct tool_req *rq, const char *tool,
 }
 
 int
-tool_authorize(struct tool_req *rq, const char *tool, const json_t *args,
+tool_authorize(struct tool_req *rq, const char *tool, const char *profile,
     const char *sid, struct call_grant *cg)
 {
 	struct authz_grant	 g;
 	struct quota_verdict	 v;
-	const json_t		*pv = json_object_get(args, "profile");
 	const char		*want;
 	char			 list[512];
 
 	grant_of(rq, &g);
 	memset(cg, 0, sizeof(*cg));
-	if (pv != NULL && !json_is_string(pv)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.profile: a string");
-		return -1;
-	}
-	want = pv != NULL ? json_string_value(pv) : g.profiles[0];
-	if (pv != NULL && sid != NULL) {
+	want = profile != NULL ? profile : g.profiles[0];
+	if (profile != NULL && sid != NULL) {
 		counters_call(&rq->srv->counters, tool, COUNT_ERROR);
+		refuse_record(rq, tool, "bad arguments", &(struct refusal){
+		    .session_id = sid, .detail = "profile with session_id" });
 		tool_error(rq, "profile: a session keeps the profile it was "
 		    "made with; pass profile only without session_id");
 		return -1;
 	}
 	allowed_list(&g, list, sizeof(list));
-	if (pv != NULL && (!g.choose || !authz_profile_ok(&g, want))) {
+	if (profile != NULL && (!g.choose || !authz_profile_ok(&g, want))) {
 		refuse(rq, tool, "profile not allowed for this principal",
 		    &(struct refusal){ .rule = "authz:profile",
 		    .severity = "warning" });
@@ -115,6 +112,8 @@ tool_authorize(struct tool_req *rq, const char *tool, const json_t *args,
 	}
 	if ((cg->prof = server_profile(rq->srv, want)) == NULL) {
 		/* Loaded with the rules that named it: cannot happen. */
+		refuse_record(rq, tool, "profile not loaded",
+		    &(struct refusal){ .session_id = sid });
 		tool_error(rq, "profile %.64s is not loaded", want);
 		return -1;
 	}

@@ -219,11 +219,10 @@ arg_matches(const struct command *c, const char *arg, size_t len)
 
 const char *
 commands_check(const struct commands *cs, const char *name,
-    const json_t *args, char *err, size_t errlen)
+    const char *const args[], size_t nargs, char *err, size_t errlen)
 {
 	const struct command	*c = NULL;
-	const json_t		*a;
-	size_t			 i;
+	size_t			 i, len;
 
 	for (i = 0; i < cs->n; i++)
 		if (strcmp(cs->cmd[i].name, name) == 0)
@@ -233,21 +232,22 @@ commands_check(const struct commands *cs, const char *name,
 		    name);
 		return NULL;
 	}
-	if (json_array_size(args) > c->max_args) {
+	if (nargs > c->max_args) {
 		snprintf(err, errlen, "%s takes at most %u arguments, not %zu",
-		    c->name, c->max_args, json_array_size(args));
+		    c->name, c->max_args, nargs);
 		return NULL;
 	}
-	json_array_foreach(args, i, a) {
-		if (json_string_length(a) > COMMAND_ARG_LEN_MAX ||
-		    !arg_matches(c, json_string_value(a), json_string_length(a))) {
+	for (i = 0; i < nargs; i++) {
+		len = strlen(args[i]);
+		if (len > COMMAND_ARG_LEN_MAX ||
+		    !arg_matches(c, args[i], len)) {
 			/* Say what would pass: the agent can only guess
 			 * otherwise, and the rule is no secret from it. */
 			snprintf(err, errlen, "%s: argument %zu ('%.64s%s') is "
 			    "not allowed: each argument must match the "
 			    "command's arg_pattern %s as a "
-			    "whole%s%s%s", c->name, i, json_string_value(a),
-			    json_string_length(a) > 64 ? "..." : "",
+			    "whole%s%s%s", c->name, i, args[i],
+			    len > 64 ? "..." : "",
 			    c->pattern, c->desc[0] ? " (" : "", c->desc,
 			    c->desc[0] ? ")" : "");
 			return NULL;

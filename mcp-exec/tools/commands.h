@@ -33,10 +33,12 @@ size_t		 commands_count(const struct commands *);
  */
 json_t		*commands_describe(const struct commands *);
 /*
- * Checks args for the named command.  Returns the absolute path (borrowed)
- * or NULL with err naming the argument and what the rule allows.
+ * Checks args (nargs strings) for the named command.  Returns the
+ * absolute path (borrowed) or NULL with err naming the argument and what
+ * the rule allows.
  */
 const char	*commands_check(const struct commands *, const char *name,
-		    const json_t *args, char *err, size_t errlen);
+		    const char *const args[], size_t nargs, char *err,
+		    size_t errlen);
 
 #endif

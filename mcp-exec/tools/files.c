@@ -36,45 +36,20 @@ files_answer(struct tool_req *rq, json_t *sc)
 	free(text);
 }
 
-/* Common: session_id required, path optional or required, both strings. */
-static int
-files_args(struct tool_req *rq, const json_t *args,
-    const char *const allowed[], int need_path, const char **sid,
-    const char **path)
-{
-	const json_t	*v;
-
-	if (check_args(rq, args, allowed) == -1)
-		return -1;
-	if ((*sid = json_string_value(json_object_get(args, "session_id"))) ==
-	    NULL) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
-		    "string is required");
-		return -1;
-	}
-	v = json_object_get(args, "path");
-	if ((v != NULL && !json_is_string(v)) || (need_path && v == NULL)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.path: a string%s",
-		    need_path ? " is required" : "");
-		return -1;
-	}
-	*path = json_string_value(v);
-	return 0;
-}
-
 void
 files_list(struct tool_req *rq, const json_t *args)
 {
-	static const char *const allowed[] = { "session_id", "path", NULL };
-	const char	*sid, *path;
-	char		 err[FILES_ERR_MAX];
-	json_t		*list;
-	int		 truncated;
+	struct session_args	 a = { 0 };
+	const char		*path;
+	char			 err[FILES_ERR_MAX];
+	json_t			*list;
+	int			 truncated;
 
-	if (files_args(rq, args, allowed, 0, &sid, &path) == -1)
+	if (tool_args(rq, "list_files", args_list_files, args, &a) == -1)
 		return;
-	if ((list = session_list_files(rq->srv, rq->principal, sid, path,
-	    &truncated, err, sizeof(err))) == NULL) {
+	path = a.path.v;
+	if ((list = session_list_files(rq->srv, rq->principal, a.session_id.v,
+	    path, &truncated, err, sizeof(err))) == NULL) {
 		tool_error(rq, "%s", err);	/* made ASCII there */
 		return;
 	}
@@ -114,36 +89,21 @@ text_len(const uint8_t *p, size_t len, int eof)
 void
 files_read(struct tool_req *rq, const json_t *args)
 {
-	static const char *const allowed[] = { "session_id", "path", "offset",
-	    "length", NULL };
+	struct session_args	 a = { 0 };
 	struct session_file	 f;
-	const json_t		*v;
 	const char		*sid, *path;
 	char			 err[FILES_ERR_MAX], *b64;
-	uint64_t		 off = 0;
-	size_t			 want = FILES_READ_MAX;
+	uint64_t		 off;
+	size_t			 want;
 	ssize_t			 tl;
 	json_t			*sc;
 
-	if (files_args(rq, args, allowed, 1, &sid, &path) == -1)
+	if (tool_args(rq, "read_file", args_read_file, args, &a) == -1)
 		return;
-	if ((v = json_object_get(args, "offset")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.offset: "
-			    "an integer, 0 or more");
-			return;
-		}
-		off = (uint64_t)json_integer_value(v);
-	}
-	if ((v = json_object_get(args, "length")) != NULL) {
-		if (!json_is_integer(v) || json_integer_value(v) < 1) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.length: "
-			    "a positive integer");
-			return;
-		}
-		if (json_integer_value(v) < FILES_READ_MAX)
-			want = (size_t)json_integer_value(v);
-	}
+	sid = a.session_id.v;
+	path = a.path.v;
+	off = a.offset.set ? (uint64_t)a.offset.v : 0;
+	want = a.length.set ? (size_t)a.length.v : FILES_READ_MAX;
 	if (session_read_file(rq->srv, rq->principal, sid, path, off, want, &f,
 	    err, sizeof(err)) == -1) {
 		deliver_refused(rq, sid, path, "read_file", err);

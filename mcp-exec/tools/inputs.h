@@ -1,7 +1,7 @@
 /*
- * A call's files[]: host paths beneath the profile's input roots, or
- * files the client sends inline ({name, content, encoding}), all staged
- * read-only into the session's /inputs.
+ * A call's inputs: files (host paths beneath the profile's input roots)
+ * and inline_files (contents the client sends, {name, content,
+ * encoding}), staged read-only into the session's /inputs, all or none.
  */
 #ifndef STOCKADE_TOOLS_INPUTS_H
 #define STOCKADE_TOOLS_INPUTS_H
@@ -9,17 +9,25 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "args.h"
 #include "sessions/session.h"
-#include "tools.h"
 
-/* Checks files[]'s shape; -1 after a JSON-RPC error naming the item. */
-int	inputs_check(struct tool_req *, const json_t *files);
+#define INPUTS_MAX	(2 * TOOL_FILES_MAX)	/* files and inline_files */
+
 /*
- * Stages every item into s; -1 with err naming the item and the rule.
- * Appends {name, size, sha256} of each staged file to staged (the call's
- * audit records list them).
+ * The call's inputs as stage items (files first, then inline_files, each
+ * in the order given), inline contents decoded (into x, capped before
+ * decoding), and all of them checked against the profile's rules before
+ * anything is written; -1 with err naming the item and the rule.
  */
-int	inputs_stage(struct session *s, const json_t *files, json_t *staged,
-	    char *err, size_t errlen);
+int	inputs_check(struct exec_args *x, const struct input_rules *,
+	    struct stage_item items[INPUTS_MAX], size_t *n, char *err,
+	    size_t errlen);
+/*
+ * Stages the items into s, all or none; -1 with err.  Appends {name,
+ * size, sha256} of each to staged (the call's audit records list them).
+ */
+int	inputs_stage(struct session *s, struct stage_item *items, size_t n,
+	    json_t *staged, char *err, size_t errlen);
 
 #endif

@@ -1,10 +1,14 @@
 /*
  * The tools as tools/list shows them: input and output schemas and
- * annotations.  tools.c checks each call's arguments itself; keep the
- * two in step when a tool changes.
+ * annotations.  An input schema is made from the tool's argument table
+ * (args.c), the one args_parse checks calls against, with the limits that
+ * are configuration taken from the same fields the checks read.  Input
+ * schemas stay plain: every object typed, its properties listed, no
+ * additional ones, no unions, so that every client's converter takes them.
  */
 #include <stdio.h>
 
+#include "args.h"
 #include "authz.h"
 #include "commands.h"
 #include "sessions/session.h"
@@ -55,9 +59,10 @@ profile_facts(const struct profile *p, char *buf, size_t len)
 	    (unsigned long long)(p->limits.memory >> 20),
 	    p->limits.cpu_millis / 1000.0, p->limits.pids,
 	    p->timeout_default_ms, p->timeout_max_ms, p->inputs.nroots ?
-	    "sent inline in files ({name, content, encoding}), or host paths "
-	    "beneath " : "sent inline in files ({name, content, encoding}); "
-	    "no host paths (this profile has no input roots)", roots, types[0] ? types : "no type",
+	    "sent in inline_files ({name, content, encoding}), or in files as "
+	    "host paths beneath " : "sent in inline_files ({name, content, "
+	    "encoding}); no host paths (this profile has no input roots)",
+	    roots, types[0] ? types : "no type",
 	    (unsigned long long)(p->artifacts.max_file >> 20));
 }
 
@@ -169,34 +174,101 @@ result_schema(void)
 	return r;
 }
 
-/*
- * files[] items: a host path, or a file sent inline.  Set after the pack:
- * the anyOf is too deep for one format string to stay readable.
- */
-static void
-files_items(json_t *files, const struct profile *p)
+/* An inline_files item: a plain object, every property typed. */
+static json_t *
+inline_file_schema(void)
 {
-	json_t	*inl;
-
-	if (files == NULL)
-		return;
-	inl = json_pack("{s:s, s:{s:{s:s, s:i, s:s}, s:{s:s, s:s}, "
+	return json_pack("{s:s, s:{s:{s:s, s:i, s:s}, s:{s:s, s:s}, "
 	    "s:{s:s, s:[s,s], s:s}}, s:[s,s], s:b}", "type", "object",
-	    "properties", "name", "type", "string", "maxLength", 255,
-	    "description", "the file's name in /inputs (no '/', not "
-	    "starting with '.'); the same name again replaces it",
-	    "content", "type", "string", "description", "the file's "
-	    "content, as encoding says",
+	    "properties", "name", "type", "string", "maxLength",
+	    STAGE_NAME_MAX, "description", "the file's name in /inputs (no "
+	    "'/', not starting with '.'); the same name again in a session "
+	    "replaces the file", "content", "type", "string", "description",
+	    "the file's content, as encoding says",
 	    "encoding", "type", "string", "enum", "utf-8", "base64",
 	    "description", "utf-8 (the default) or base64 for binary files",
 	    "required", "name", "content", "additionalProperties", 0);
-	json_object_set_new(files, "items", json_pack("{s:[{s:s, s:s}, o]}",
-	    "anyOf", "type", "string", "description", p->inputs.nroots ?
-	    "a host path beneath the profile's input roots" : "a host path "
-	    "(this profile has no input roots: send files inline instead)",
-	    inl));
-	json_object_set_new(files, "description", json_string("files to "
-	    "stage read-only in /inputs: host paths or inline contents"));
+}
+
+/* What a bound argument is, in the profile's words. */
+static json_t *
+bound_desc(const struct arg_spec *a, const struct profile *p)
+{
+	if (a->bound == BOUND_ROOTS)
+		return json_string(p->inputs.nroots ? "host paths beneath the "
+		    "profile's input roots, copied read-only to /inputs under "
+		    "their base names" : "host paths: this profile has no input "
+		    "roots, so none can be given (send contents in "
+		    "inline_files)");
+	if (a->bound == BOUND_INLINE)
+		return json_sprintf("files sent in the call, written read-only "
+		    "to /inputs (at most %llu bytes each once decoded, %llu "
+		    "in all)", (unsigned long long)p->inputs.inline_max_file,
+		    (unsigned long long)p->inputs.inline_max_call);
+	return NULL;
+}
+
+/* One argument, as its table entry and the configuration say. */
+static json_t *
+arg_schema(struct server *srv, const struct profile *p,
+    const struct arg_spec *a)
+{
+	json_t	*o = NULL, *d;
+
+	switch (a->type) {
+	case ARG_STRING:
+		o = json_pack("{s:s}", "type", "string");
+		if (o != NULL && a->bound == BOUND_CODE)
+			json_object_set_new(o, "maxLength", json_integer(
+			    (json_int_t)srv->conf.server.max_code_bytes));
+		break;
+	case ARG_INTEGER:
+		o = json_pack("{s:s, s:I}", "type", "integer", "minimum",
+		    a->min);
+		if (o != NULL && a->max > 0)
+			json_object_set_new(o, "maximum", json_integer(a->max));
+		if (o != NULL && a->bound == BOUND_TIMEOUT) {
+			json_object_set_new(o, "maximum", json_integer(
+			    p->timeout_max_ms));
+			json_object_set_new(o, "default", json_integer(
+			    p->timeout_default_ms));
+		}
+		break;
+	case ARG_STRINGS:
+		o = json_pack("{s:s, s:{s:s}, s:I}", "type", "array", "items",
+		    "type", "string", "maxItems", (json_int_t)a->max_items);
+		break;
+	case ARG_INLINE_FILES:
+		o = json_pack("{s:s, s:o, s:I}", "type", "array", "items",
+		    inline_file_schema(), "maxItems",
+		    (json_int_t)a->max_items);
+		break;
+	}
+	if (o != NULL && (d = a->desc != NULL ? json_string(a->desc) :
+	    bound_desc(a, p)) != NULL)
+		json_object_set_new(o, "description", d);
+	return o;
+}
+
+/* A tool's inputSchema, from its argument table. */
+static json_t *
+input_schema(struct server *srv, const struct profile *p,
+    const struct arg_spec *spec)
+{
+	json_t	*props = json_object(), *req = json_array(), *o;
+
+	for (; spec->name != NULL; spec++) {
+		json_object_set_new(props, spec->name, arg_schema(srv, p,
+		    spec));
+		if (spec->flags & ARG_REQUIRED)
+			json_array_append_new(req, json_string(spec->name));
+	}
+	o = json_pack("{s:s, s:o, s:b}", "type", "object", "properties",
+	    props, "additionalProperties", 0);
+	if (o != NULL && json_array_size(req) > 0)
+		json_object_set(o, "required", req);
+	json_decref(req);
+	return o;
 }
 
 static json_t *
@@ -210,24 +282,8 @@ annotations(int destructive, int idempotent)
 static json_t *
 execute_python_tool(struct server *srv, const struct profile *p)
 {
-	json_t			*props;
-	char			 desc[TOOL_DESC_MAX], facts[TOOL_FACTS_MAX];
+	char	 desc[TOOL_DESC_MAX], facts[TOOL_FACTS_MAX];
 
-	props = json_pack("{s:{s:s, s:s, s:I}, s:{s:s, s:s, s:i, s:i, s:i}, "
-	    "s:{s:s, s:s}, s:{s:s, s:{s:s}, s:i, s:s}}",
-	    "code", "type", "string", "description", "Python source to run",
-	    "maxLength", (json_int_t)srv->conf.server.max_code_bytes,
-	    "timeout_ms", "type", "integer", "description", "wall clock limit "
-	    "in milliseconds", "minimum", 1, "maximum", (int)p->timeout_max_ms,
-	    "default", (int)p->timeout_default_ms,
-	    "session_id", "type", "string", "description", "a session to "
-	    "resume, from an earlier result",
-	    "files", "type", "array", "items", "type", "string", "maxItems",
-	    TOOL_FILES_MAX, "description", p->inputs.nroots ? "host files "
-	    "(beneath the profile's input roots) to copy to /inputs, "
-	    "read-only" : "host files to copy to /inputs: this profile has "
-	    "no input roots, so none can be given");
-	files_items(json_object_get(props, "files"), p);
 	profile_facts(p, facts, sizeof(facts));
 	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
 	    "matplotlib available) in a sandbox %s. Pass the returned "
@@ -240,16 +296,15 @@ execute_python_tool(struct server *srv, const struct profile *p)
 	    "after %u s without a call, or with close_session; list_sessions "
 	    "shows yours. %s",
 	    network_phrase(p), srv->conf.server.idle_timeout_s, facts);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:o, s:[s], s:b}, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
 	    "name", "execute_python", "title", "Run Python in a sandbox",
 	    "description", desc,
-	    "inputSchema", "type", "object", "properties", props, "required",
-	    "code", "additionalProperties", 0,
+	    "inputSchema", input_schema(srv, p, args_execute_python),
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
 }
 
 static json_t *
-close_session_tool(struct server *srv)
+close_session_tool(struct server *srv, const struct profile *p)
 {
 	char	 desc[TOOL_DESC_MAX];
 
@@ -257,16 +312,14 @@ close_session_tool(struct server *srv)
 	    "files and artifacts are gone. Unclosed, a session ends by itself "
 	    "after %u s without a call (list_sessions shows yours).",
 	    srv->conf.server.idle_timeout_s);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s], s:b}, "
-	    "s:o}", "name", "close_session", "title", "End a sandbox session",
-	    "description", desc,
-	    "inputSchema", "type", "object", "properties", "session_id",
-	    "type", "string", "required", "session_id",
-	    "additionalProperties", 0, "annotations", annotations(1, 1));
+	return json_pack("{s:s, s:s, s:s, s:o, s:o}", "name", "close_session",
+	    "title", "End a sandbox session", "description", desc,
+	    "inputSchema", input_schema(srv, p, args_close_session),
+	    "annotations", annotations(1, 1));
 }
 
 static json_t *
-list_sessions_tool(struct server *srv)
+list_sessions_tool(struct server *srv, const struct profile *p)
 {
 	char	 desc[TOOL_DESC_MAX];
 
@@ -276,13 +329,12 @@ list_sessions_tool(struct server *srv)
 	    "counts down; a call in it starts the count again), when "
 	    "close_session ends it, or when mcp-exec stops.",
 	    srv->conf.server.idle_timeout_s);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{}, s:b}, s:{s:s, "
+	return json_pack("{s:s, s:s, s:s, s:o, s:{s:s, "
 	    "s:{s:{s:s, s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
 	    "s:{s:s}}, s:[s,s,s,s,s]}}}, s:[s]}, s:o}",
 	    "name", "list_sessions", "title", "List your sandbox sessions",
 	    "description", desc,
-	    "inputSchema", "type", "object", "properties",
-	    "additionalProperties", 0,
+	    "inputSchema", input_schema(srv, p, args_list_sessions),
 	    "outputSchema", "type", "object", "properties", "sessions", "type",
 	    "array", "items", "type", "object", "properties", "session_id",
 	    "type", "string", "created", "type", "string", "idle_s", "type",
@@ -294,7 +346,7 @@ list_sessions_tool(struct server *srv)
 }
 
 static json_t *
-list_files_tool(void)
+list_files_tool(struct server *srv, const struct profile *p)
 {
 	char	 desc[TOOL_DESC_MAX];
 
@@ -304,17 +356,12 @@ list_files_tool(void)
 	    "other), size in bytes and mtime. path is relative to /workspace "
 	    "(or starts with /workspace/); symlinks are listed, never "
 	    "followed. At most %d entries per directory.", FILES_LIST_MAX);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:s}, s:{s:s, "
-	    "s:s}}, s:[s], s:b}, s:{s:s, s:{s:{s:s}, s:{s:s, s:{s:s, s:{s:{s:s}, "
-	    "s:{s:s, s:[s,s,s,s]}, s:{s:s}, s:{s:s}, s:{s:s}}, s:[s,s,s,s]}}, "
-	    "s:{s:s}}, s:[s,s,s]}, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:{s:s, s:{s:{s:s}, s:{s:s, "
+	    "s:{s:s, s:{s:{s:s}, s:{s:s, s:[s,s,s,s]}, s:{s:s}, s:{s:s}, "
+	    "s:{s:s}}, s:[s,s,s,s]}}, s:{s:s}}, s:[s,s,s]}, s:o}",
 	    "name", "list_files", "title", "List a session's workspace",
 	    "description", desc,
-	    "inputSchema", "type", "object", "properties", "session_id",
-	    "type", "string", "description", "the session, from an earlier "
-	    "result", "path", "type", "string", "description", "a directory "
-	    "beneath /workspace; the workspace itself by default",
-	    "required", "session_id", "additionalProperties", 0,
+	    "inputSchema", input_schema(srv, p, args_list_files),
 	    "outputSchema", "type", "object", "properties", "path", "type",
 	    "string", "files", "type", "array", "items", "type", "object",
 	    "properties", "name", "type", "string", "type", "type", "string",
@@ -328,7 +375,7 @@ list_files_tool(void)
 }
 
 static json_t *
-read_file_tool(void)
+read_file_tool(struct server *srv, const struct profile *p)
 {
 	char	 desc[TOOL_DESC_MAX];
 
@@ -339,20 +386,13 @@ read_file_tool(void)
 	    "pass next_offset as offset for the rest. Regular files only; "
 	    "symlinks and paths leading out of /workspace are refused.",
 	    FILES_READ_MAX);
-	return json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s}, s:{s:s, s:s}, "
-	    "s:{s:s, s:i, s:s}, s:{s:s, s:i, s:i}}, s:[s,s], s:b}, "
+	return json_pack("{s:s, s:s, s:s, s:o, "
 	    "s:{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, "
 	    "s:{s:s}, s:{s:s, s:[s,s]}, s:{s:s}, s:{s:s}}, s:[s,s,s,s,s,s,s]}, "
 	    "s:o}",
 	    "name", "read_file", "title", "Read a file from a session's "
 	    "workspace", "description", desc,
-	    "inputSchema", "type", "object", "properties", "session_id",
-	    "type", "string", "path", "type", "string", "description", "a "
-	    "file beneath /workspace", "offset", "type", "integer", "minimum",
-	    0, "description", "the byte to start at (next_offset of the "
-	    "previous page)", "length", "type", "integer", "minimum", 1,
-	    "maximum", FILES_READ_MAX, "required", "session_id", "path",
-	    "additionalProperties", 0,
+	    "inputSchema", input_schema(srv, p, args_read_file),
 	    "outputSchema", "type", "object", "properties", "path", "type",
 	    "string", "mime", "type", "string", "size", "type", "integer",
 	    "offset", "type", "integer", "length", "type", "integer", "eof",
@@ -407,22 +447,15 @@ run_command_tool(struct server *srv, const struct profile *p)
 	    "session's sandbox and sees its /workspace (files written there "
 	    "by execute_python); without, in a fresh sandbox of its own. "
 	    "Commands:%s", network_phrase(p), cmds);
-	t = json_pack("{s:s, s:s, s:s, s:{s:s, s:{s:{s:s, s:o}, "
-	    "s:{s:s, s:{s:s}, s:i}, s:{s:s, s:{s:s}, s:i}, s:{s:s, s:i}, "
-	    "s:{s:s, s:s}}, s:[s], s:b}, s:o, s:o}",
+	t = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
 	    "name", "run_command", "title", "Run an allowlisted command",
 	    "description", desc,
-	    "inputSchema", "type", "object", "properties", "command", "type",
-	    "string", "enum", commands_names(srv->commands), "args", "type",
-	    "array", "items", "type", "string", "maxItems", COMMAND_ARGS_MAX,
-	    "files", "type", "array", "items", "type", "string", "maxItems",
-	    TOOL_FILES_MAX, "timeout_ms", "type", "integer", "minimum", 1,
-	    "session_id", "type", "string", "description", "a session (from "
-	    "execute_python) to run in, seeing its /workspace",
-	    "required", "command", "additionalProperties", 0,
+	    "inputSchema", input_schema(srv, p, args_run_command),
 	    "outputSchema", result_schema(), "annotations", annotations(0, 0));
-	files_items(json_object_get(json_object_get(json_object_get(t,
-	    "inputSchema"), "properties"), "files"), p);
+	/* The names the allowlist has now: an enum of plain strings. */
+	json_object_set_new(json_object_get(json_object_get(json_object_get(t,
+	    "inputSchema"), "properties"), "command"), "enum",
+	    commands_names(srv->commands));
 	return t;
 }
 
@@ -437,7 +470,11 @@ with_profile_arg(json_t *t, const struct authz_grant *g)
 	unsigned	 i;
 	char		 desc[256];
 
+	props = json_object_get(json_object_get(t, "inputSchema"),
+	    "properties");
+	/* Not the caller's to choose: not offered (tool_authorize refuses). */
 	if (t == NULL || !g->choose || g->nprofiles < 2) {
+		json_object_del(props, "profile");
 		json_decref(names);
 		return t;
 	}
@@ -446,8 +483,6 @@ with_profile_arg(json_t *t, const struct authz_grant *g)
 	snprintf(desc, sizeof(desc), "the sandbox profile of a new session "
 	    "(limits, network, inputs); %s by default. A session keeps its "
 	    "profile: not allowed with session_id", g->profiles[0]);
-	props = json_object_get(json_object_get(t, "inputSchema"),
-	    "properties");
 	json_object_set_new(props, "profile", json_pack("{s:s, s:o, s:s}",
 	    "type", "string", "enum", names, "description", desc));
 	return t;
@@ -469,13 +504,13 @@ tools_list(struct server *srv, const char *principal,
 		    execute_python_tool(srv, p), &g));
 	/* Listing one's own sessions goes with ending them. */
 	if (authz_tool_ok(&g, "close_session")) {
-		json_array_append_new(list, close_session_tool(srv));
-		json_array_append_new(list, list_sessions_tool(srv));
+		json_array_append_new(list, close_session_tool(srv, p));
+		json_array_append_new(list, list_sessions_tool(srv, p));
 	}
 	if (authz_tool_ok(&g, "list_files"))
-		json_array_append_new(list, list_files_tool());
+		json_array_append_new(list, list_files_tool(srv, p));
 	if (authz_tool_ok(&g, "read_file"))
-		json_array_append_new(list, read_file_tool());
+		json_array_append_new(list, read_file_tool(srv, p));
 	if (commands_count(srv->commands) > 0 &&
 	    authz_tool_ok(&g, "run_command"))
 		json_array_append_new(list, with_profile_arg(

@@ -12,19 +12,14 @@
 void
 tools_close_session(struct tool_req *rq, const json_t *args)
 {
-	static const char *const allowed[] = { "session_id", NULL };
-	struct session	*s;
-	const char	*sid;
+	struct session_args	 a = { 0 };
+	struct session		*s;
 
-	if (check_args(rq, args, allowed) == -1)
+	if (tool_args(rq, "close_session", args_close_session, args,
+	    &a) == -1)
 		return;
-	if ((sid = json_string_value(json_object_get(args, "session_id"))) ==
+	if ((s = session_find(rq->srv, a.session_id.v, rq->principal)) ==
 	    NULL) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
-		    "string is required");
-		return;
-	}
-	if ((s = session_find(rq->srv, sid, rq->principal)) == NULL) {
 		tool_error(rq, "session not found");
 		return;
 	}
@@ -36,11 +31,12 @@ tools_close_session(struct tool_req *rq, const json_t *args)
 void
 tools_list_sessions(struct tool_req *rq, const json_t *args)
 {
-	static const char *const allowed[] = { NULL };
-	json_t		*list;
-	char		*text;
+	struct session_args	 a = { 0 };
+	json_t			*list;
+	char			*text;
 
-	if (check_args(rq, args, allowed) == -1)
+	if (tool_args(rq, "list_sessions", args_list_sessions, args,
+	    &a) == -1)
 		return;
 	list = session_list(rq->srv, rq->principal);
 	text = json_dumps(list, JSON_COMPACT);

@@ -1,21 +1,22 @@
 /*
  * Tool calls.  Arguments come from an AI agent and are checked twice: for
- * shape against the tool's input schema (JSON-RPC error naming the field)
- * and for value against the profile and the pattern rules (a tool error,
- * audited).  Nothing runs unless its execution_started event is on disk
- * (when audit is required).  run_command is in command.c: the same call's
- * life (tools_int.h), split for length; the tool port's calls are in
- * request.c, the session tools in session_tools.c.
+ * shape against the tool's table (args.c, the same that tools/list shows:
+ * a JSON-RPC error naming the field) and for value against the profile
+ * and the pattern rules (a tool error); every refusal is audited.
+ * Nothing runs unless its execution_started event is on disk (when audit
+ * is required).  run_command is in command.c and the start both share in
+ * exec.c: the same call's life (tools_int.h), split for length; the tool
+ * port's calls are in request.c, the session tools in session_tools.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "commands.h"
 #include "files.h"
 #include "hash.h"
-#include "inputs.h"
 #include "messages.h"
 #include "log.h"
 #include "patterns.h"
@@ -80,26 +81,21 @@ tool_error(struct tool_req *rq, const char *fmt, ...)
 	    "text", "text", text, "isError", 1));
 }
 
-/* Unknown argument names are schema errors: usually a client's typo. */
 int
-check_args(struct tool_req *rq, const json_t *args,
-    const char *const allowed[])
+tool_args(struct tool_req *rq, const char *tool, const struct arg_spec *spec,
+    const json_t *args, void *out)
 {
-	const char	*key;
-	json_t		*v;
-	size_t		 i;
+	char	 err[TOOL_FAULT_MAX];
 
-	json_object_foreach((json_t *)args, key, v) {
-		for (i = 0; allowed[i] != NULL; i++)
-			if (strcmp(key, allowed[i]) == 0)
-				break;
-		if (allowed[i] == NULL) {
-			tool_fault(rq, TOOL_BAD_PARAMS, "arguments.%.64s: "
-			    "unknown argument", key);
-			return -1;
-		}
-	}
-	return 0;
+	if (args_parse(spec, args, rq->srv->conf.server.max_code_bytes, out,
+	    err, sizeof(err)) == 0)
+		return 0;
+	/* Recorded, not counted: the metrics count calls whose arguments
+	 * passed the schema. */
+	refuse_record(rq, tool, "bad arguments", &(struct refusal){
+	    .detail = err });
+	tool_fault(rq, TOOL_BAD_PARAMS, "%s", err);
+	return -1;
 }
 
 /* A session for this request: its session_created names the client. */
@@ -119,20 +115,18 @@ tool_session_create(struct tool_req *rq, const struct call_grant *cg,
 /*
  * A call refused before it ran: recorded with everything a reviewer needs
  * to tell which call it was (session, code hash, argv) and why (rule,
- * severity).
+ * severity, detail).
  */
 void
-refuse(struct tool_req *rq, const char *tool, const char *reason,
+refuse_record(struct tool_req *rq, const char *tool, const char *reason,
     const struct refusal *r)
 {
-	struct server	*srv = rq->srv;
-	const char	*principal = rq->principal;
 	char		 hash[7 + SHA256_HEX + 1];
 	json_t		*ev;
 
 	ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s*, s:s*}", "event",
-	    "call_refused", "principal", principal, "reason", reason, "tool",
-	    tool, "severity", r->severity ? r->severity : "warning",
+	    "call_refused", "principal", rq->principal, "reason", reason,
+	    "tool", tool, "severity", r->severity ? r->severity : "warning",
 	    "rule_id", r->rule, "session_id", r->session_id);
 	if (ev != NULL && r->code != NULL) {
 		memcpy(hash, "sha256:", 7);
@@ -143,8 +137,17 @@ refuse(struct tool_req *rq, const char *tool, const char *reason,
 	}
 	if (ev != NULL && r->argv != NULL)
 		json_object_set(ev, "argv", (json_t *)r->argv);
-	server_audit(srv, tool_with_client(rq, ev));
-	counters_call(&srv->counters, tool, COUNT_REFUSED);
+	if (ev != NULL && r->detail != NULL)
+		json_object_set_new(ev, "detail", json_string(r->detail));
+	server_audit(rq->srv, tool_with_client(rq, ev));
+}
+
+void
+refuse(struct tool_req *rq, const char *tool, const char *reason,
+    const struct refusal *r)
+{
+	refuse_record(rq, tool, reason, r);
+	counters_call(&rq->srv->counters, tool, COUNT_REFUSED);
 }
 
 /* ------------------------------------------------------------ results */
@@ -429,51 +432,6 @@ py_cancel(struct tool_req *rq)
 
 /* ------------------------------------------------------------ tools */
 
-/* Checks execute_python's arguments' shapes; -1 after a JSON-RPC error. */
-static int
-python_args(struct tool_req *rq, const json_t *args,
-    const char **code, size_t *len, unsigned *timeout, const char **sid,
-    const json_t **files)
-{
-	static const char *const allowed[] = { "code", "timeout_ms",
-	    "session_id", "files", "profile", NULL };
-	const struct server_conf *sc = &rq->srv->conf.server;
-	const json_t	*v;
-
-	if (check_args(rq, args, allowed) == -1)
-		return -1;
-	if (!json_is_string(v = json_object_get(args, "code"))) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.code: a string "
-		    "is required");
-		return -1;
-	}
-	*code = json_string_value(v);
-	if ((*len = json_string_length(v)) > sc->max_code_bytes) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.code: longer "
-		    "than %zu bytes", sc->max_code_bytes);
-		return -1;
-	}
-	if ((v = json_object_get(args, "timeout_ms")) != NULL &&
-	    (!json_is_integer(v) || json_integer_value(v) < 1)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.timeout_ms: a "
-		    "positive integer");
-		return -1;
-	}
-	/* 0: the profile's default, once the session (and so the profile)
-	 * is known. */
-	*timeout = v ? (unsigned)(json_integer_value(v) > UINT32_MAX ?
-	    UINT32_MAX : json_integer_value(v)) : 0;
-	if ((v = json_object_get(args, "session_id")) != NULL &&
-	    !json_is_string(v)) {
-		tool_fault(rq, TOOL_BAD_PARAMS, "arguments.session_id: a "
-		    "string");
-		return -1;
-	}
-	*sid = json_string_value(v);
-	*files = json_object_get(args, "files");
-	return inputs_check(rq, *files);
-}
-
 /* A session made for a call that never ran goes with it: the client
  * never learnt its id, and it would count against the limits.  reason:
  * its session_closed's, "not run" unless the session itself failed. */
@@ -732,43 +690,19 @@ execute_python(struct tool_req *rq, const json_t *args,
     const json_t *token)
 {
 	struct server		*srv = rq->srv;
-	struct session		*s = NULL;
-	const struct profile	*prof;
-	struct call_grant	 cg;
-	const json_t		*files;
+	struct exec_call	 ec;
 	const char		*code, *sid, *rule = NULL, *severity = NULL;
 	const char		*id;
-	char			 err[ERR_MAX];
-	unsigned		 timeout;
 	size_t			 len, i;
 	json_t			*hits = NULL, *h, *staged;
 	int			 deny;
 
-	if (python_args(rq, args, &code, &len, &timeout, &sid, &files) == -1)
-		return;
-	/* Same answer for unknown, expired and someone else's: no probing. */
-	if (sid != NULL && (s = session_find(srv, sid, rq->principal)) == NULL) {
-		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
-		tool_error(rq, "session not found");
-		return;
-	}
-	if (tool_authorize(rq, "execute_python", args, sid, &cg) == -1)
-		return;
-	/* A session keeps the profile it was made with, across reloads. */
-	prof = s != NULL ? session_profile(s) : cg.prof;
-	if (timeout == 0)
-		timeout = prof->timeout_default_ms;
-	if (timeout > prof->timeout_max_ms) {
-		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
-		tool_error(rq, "timeout_ms %u is above this profile's maximum "
-		    "of %u", timeout, prof->timeout_max_ms);
-		return;
-	}
-	if (sid != NULL && session_busy(s)) {
-		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
-		tool_error(rq, "the session is running another call");
-		return;
-	}
+	if (exec_begin(rq, "execute_python", args_execute_python, args,
+	    &ec) == -1)
+		goto out;
+	code = ec.x.code.v;
+	len = ec.x.code.len;
+	sid = ec.x.session_id.v;
 	deny = patterns_scan(srv->patterns, code, len, &hits);
 	counters_pattern_hits(&srv->counters, hits);
 	if (deny != 0) {
@@ -792,8 +726,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 		    .session_id = sid, .code = code, .code_len = len });
 		tool_error(rq, "refused: %s %s", deny == 1 ? "the code "
 		    "matches rule" : "the pattern scan did not finish:", rule);
-		json_decref(hits);
-		return;
+		goto out;
 	}
 	/* Flagged, not denied: the code runs, and the client is told. */
 	json_array_foreach(hits, i, h)
@@ -802,28 +735,14 @@ execute_python(struct tool_req *rq, const json_t *args,
 		    "in the audit trail)", "rule", json_object_get(h, "id"),
 		    "severity", json_object_get(h, "severity"), "line",
 		    json_object_get(h, "line")));
-	if (sid == NULL && (s = tool_session_create(rq, &cg, err,
-	    sizeof(err))) == NULL) {
-		refuse(rq, "execute_python", err,
-		    &(struct refusal){ .code = code, .code_len = len });
-		tool_error(rq, "%s", err);
-		json_decref(hits);
-		return;
-	}
-	staged = json_array();
-	if (inputs_stage(s, files, staged, err, sizeof(err)) == -1) {
-		counters_call(&srv->counters, "execute_python", COUNT_ERROR);
-		/* A session made for this call only goes with it, before the
-		 * reply (which leaves at once). */
-		if (sid == NULL)
-			session_close(s, "not run");
-		tool_error(rq, "%s", err);
-		json_decref(hits);
-		json_decref(staged);
-		return;
-	}
-	start_call(rq, s, code, len, timeout, token, hits, "execute_python",
-	    NULL, staged, 0, sid == NULL, &cg.bill);
+	if (exec_stage(rq, &ec, &staged) == -1)
+		goto out;
+	start_call(rq, ec.s, code, len, ec.timeout, token, hits,
+	    "execute_python", NULL, staged, 0, ec.created, &ec.cg.bill);
+	hits = NULL;
+out:
+	json_decref(hits);
+	exec_end(&ec);
 }
 
 void

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "args.h"
+#include "inputs.h"
 #include "sessions/quota.h"
 #include "tools.h"
 
@@ -25,14 +27,18 @@ struct refusal {
 	const char	*code;		/* hashed, never kept */
 	size_t		 code_len;
 	const json_t	*argv;		/* run_command's {command, args} */
+	const char	*detail;	/* what was wrong, in words */
 };
 
 /* A tool-level failure: a result with isError (ends rq). */
 void	tool_error(struct tool_req *, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
-/* Unknown argument names are a fault (ends rq, -1). */
-int	check_args(struct tool_req *, const json_t *args,
-	    const char *const allowed[]);
+/*
+ * args against the tool's table (args.h) into out (zeroed); -1 after a
+ * fault naming the argument, audited as call_refused (ends rq).
+ */
+int	tool_args(struct tool_req *, const char *tool, const struct arg_spec *,
+	    const json_t *args, void *out);
 /* What authorization decided for a call that runs code (authorize.c). */
 struct call_grant {
 	const struct profile	*prof;	/* of a new session: the server's */
@@ -42,18 +48,54 @@ struct call_grant {
 /* 1 when the caller may use tool; 0 after a refusal (ends rq). */
 int	tool_permitted(struct tool_req *, const char *tool);
 /*
- * The profile a new session gets (args' `profile`, else the caller's
- * default) and the quotas that apply, all checked; -1 after a refusal
- * (ends rq).  sid: the session the call names, or NULL.
+ * The profile a new session gets (profile, else the caller's default)
+ * and the quotas that apply, all checked; -1 after a refusal (ends rq).
+ * sid: the session the call names, or NULL.
  */
 int	tool_authorize(struct tool_req *, const char *tool,
-	    const json_t *args, const char *sid, struct call_grant *);
+	    const char *profile, const char *sid, struct call_grant *);
 /* A session for this request; NULL with err. */
 struct session *tool_session_create(struct tool_req *,
 	    const struct call_grant *, char *err, size_t errlen);
-/* A call refused before it ran: audited and counted (rq not ended). */
+/* A call refused before it ran: audited as call_refused and counted as
+ * refused (rq not ended); refuse_record only audits. */
 void	refuse(struct tool_req *, const char *tool, const char *reason,
 	    const struct refusal *);
+void	refuse_record(struct tool_req *, const char *tool, const char *reason,
+	    const struct refusal *);
+/*
+ * A call that runs code (execute_python, run_command) up to its start:
+ * its arguments, the session it names, its grant, and its timeout and
+ * inputs checked against the profile.  Everything is checked before
+ * anything is written, and every refusal on the way is a call_refused
+ * record.
+ */
+struct exec_call {
+	const char		*tool;
+	struct exec_args	 x;
+	struct session		*s;	/* named, or made by exec_stage */
+	int			 created;	/* by exec_stage */
+	struct call_grant	 cg;
+	const struct profile	*prof;	/* the session's, or the new one's */
+	unsigned		 timeout;	/* ms, within prof's */
+	json_t			*argv;	/* run_command's {command, args} */
+	struct stage_item	 items[INPUTS_MAX];
+	size_t			 nitems;
+};
+
+/* Parses, finds, authorizes and checks (exec.c); -1 after the refusal
+ * (ends rq).  exec_end frees ec either way. */
+int	exec_begin(struct tool_req *, const char *tool,
+	    const struct arg_spec *, const json_t *args, struct exec_call *ec);
+/* The session (made now when the call named none) with the inputs
+ * staged; -1 after the refusal (ends rq).  *staged: for start_call. */
+int	exec_stage(struct tool_req *, struct exec_call *, json_t **staged);
+/* A refusal before the code runs: call_refused (reason, and detail when
+ * given) with what identifies the call, counted as outcome, answered
+ * with detail (or reason) as a tool error (ends rq). */
+void	exec_refuse(struct tool_req *, struct exec_call *, const char *reason,
+	    const char *detail, enum count_outcome);
+void	exec_end(struct exec_call *);
 /*
  * Audits execution_started, then runs code in s and answers rq when it
  * is done; takes hits, argv and inputs (what inputs_stage staged).

@@ -31,7 +31,7 @@ mcp_call a 3 "{\"code\":\"print(open('one').read())\",\"session_id\":\"$sid\"}" 
 note "daemon back: the next call reconnects and runs"
 
 # Staged inputs are named in the call's records with size and sha256.
-mcp_call a 4 "{\"code\":\"print(len(open('/inputs/n.txt','rb').read()))\",\"session_id\":\"$sid\",\"files\":[\"$T/in/data.csv\",{\"name\":\"n.txt\",\"content\":\"h\u00e9llo\"}]}" |
+mcp_call a 4 "{\"code\":\"print(len(open('/inputs/n.txt','rb').read()))\",\"session_id\":\"$sid\",\"files\":[\"$T/in/data.csv\"],\"inline_files\":[{\"name\":\"n.txt\",\"content\":\"h\u00e9llo\"}]}" |
 	grep -q '"stdout":"6\\n"' || fail "the call with inputs: $(tail -1 "$T/a.out")"
 "$PY" - "$LOG" "$T/in/data.csv" <<'PY' || fail "inputs in the records (see above)"
 import glob, hashlib, json, sys

@@ -45,7 +45,7 @@ done
 
 # One byte more than max_code_bytes is refused before anything runs.
 out=$(mcp_call a 99 "$(args 1048577 78)")
-echo "$out" | grep -q 'longer than 1048576 bytes' ||
+echo "$out" | grep -q 'longer than 1048576 characters' ||
 	fail "over-long code not refused: $(echo "$out" | cut -c1-300)"
 
 eval "exec $IN_a>&-"

@@ -133,7 +133,7 @@ if metric("stockade_pool_ready") == 0:
     wait_ready(1, "before the inputs")
 hits = metric("stockade_pool_hits_total")
 s = structured(c.tool("execute_python", {"code": "print(open('/inputs/in.txt').read())",
-                                        "files": [{"name": "in.txt", "content": "staged", "encoding": "utf-8"}]}))
+                                        "inline_files": [{"name": "in.txt", "content": "staged", "encoding": "utf-8"}]}))
 assert s["stdout"] == "staged\n" and metric("stockade_pool_hits_total") == hits + 1, s
 c.tool("close_session", {"session_id": s["session_id"]})
 print("  an inline input staged into a pooled session's /inputs")

@@ -43,7 +43,7 @@ for i in range(2):
     wait_ready()
     hits = metric("stockade_pool_hits_total")
     t0 = time.monotonic()
-    s = structured(c.tool("execute_python", {"code": PROBE, "files": [
+    s = structured(c.tool("execute_python", {"code": PROBE, "inline_files": [
         {"name": "in.txt", "content": "staged %d" % i, "encoding": "utf-8"}]}))
     ms = (time.monotonic() - t0) * 1000
     assert s["exit_code"] == 0 and s["runtime"] == "gvisor", s

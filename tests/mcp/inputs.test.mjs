@@ -1,7 +1,8 @@
-// Inline inputs (issue 11, point 2), with the official SDK client: files
-// items may be {name, content, encoding}, staged read-only in /inputs
-// without any input root; the same name again replaces the file.  Runs its
-// own mcp-exec on a copy of the rules with no input roots and small caps.
+// Inline inputs (issue 11, point 2), with the official SDK client:
+// inline_files items are {name, content, encoding}, staged read-only in
+// /inputs without any input root; the same name again replaces the file.
+// files takes host paths only (issue 32, finding 8).  Runs its own
+// mcp-exec on a copy of the rules with no input roots and small caps.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync,
@@ -40,7 +41,7 @@ test("text and binary files sent inline land read-only in /inputs", async () => 
     "print(list(open('/inputs/blob.bin', 'rb').read()))\n" +
     "print(oct(os.stat('/inputs/sales.csv').st_mode & 0o777))\n" +
     "try:\n    open('/inputs/sales.csv', 'a')\nexcept OSError as e:\n    print('ro')",
-    { files: [{ name: "sales.csv", content: "région,n\nnord,3\n" },
+    { inline_files: [{ name: "sales.csv", content: "région,n\nnord,3\n" },
       { name: "blob.bin", content: bin.toString("base64"), encoding: "base64" }] });
   assert.equal(r.isError, false, r.content[0].text);
   assert.equal(r.structuredContent.stdout,
@@ -49,11 +50,11 @@ test("text and binary files sent inline land read-only in /inputs", async () => 
 
 test("the same name again in the session replaces the file", async () => {
   const a = await py("print(open('/inputs/sales.csv').read(), end='')",
-    { files: [{ name: "sales.csv", content: "v1\n" }] });
+    { inline_files: [{ name: "sales.csv", content: "v1\n" }] });
   const sid = a.structuredContent.session_id;
   assert.equal(a.structuredContent.stdout, "v1\n");
   const b = await py("print(open('/inputs/sales.csv').read(), end='')",
-    { session_id: sid, files: [{ name: "sales.csv", content: "v2, longer\n" }] });
+    { session_id: sid, inline_files: [{ name: "sales.csv", content: "v2, longer\n" }] });
   assert.equal(b.isError, false, b.content[0].text);
   assert.equal(b.structuredContent.stdout, "v2, longer\n");
   // run_command in the session sees the same /inputs.
@@ -63,13 +64,13 @@ test("the same name again in the session replaces the file", async () => {
 });
 
 test("oversize inline inputs are refused, per file and per call", async () => {
-  const big = await py("pass", { files: [{ name: "big.txt", content: "x".repeat(1025) }] });
+  const big = await py("pass", { inline_files: [{ name: "big.txt", content: "x".repeat(1025) }] });
   assert.equal(big.isError, true);
   assert.match(big.content[0].text, /more than an inline input may have \(inputs.inline_max_file, 1024\)/);
-  const bigb64 = await py("pass", { files: [{ name: "big.bin",
+  const bigb64 = await py("pass", { inline_files: [{ name: "big.bin",
     content: Buffer.alloc(2000).toString("base64"), encoding: "base64" }] });
   assert.match(bigb64.content[0].text, /inputs.inline_max_file/);
-  const call = await py("pass", { files: [{ name: "a.txt", content: "x".repeat(1000) },
+  const call = await py("pass", { inline_files: [{ name: "a.txt", content: "x".repeat(1000) },
     { name: "b.txt", content: "y".repeat(1000) }] });
   assert.equal(call.isError, true);
   assert.match(call.content[0].text, /would exceed 1536 bytes \(inputs.inline_max_call\)/);
@@ -77,24 +78,38 @@ test("oversize inline inputs are refused, per file and per call", async () => {
 
 test("bad names, encodings and shapes are refused", async () => {
   for (const name of ["../x", "a/b", ".hidden", "", "a\u0001b", "a\u200bb"]) {
-    const r = await py("pass", { files: [{ name, content: "x" }] });
+    const r = await py("pass", { inline_files: [{ name, content: "x" }] });
     assert.equal(r.isError, true, `name ${JSON.stringify(name)} was accepted`);
   }
-  const b64 = await py("pass", { files: [{ name: "x.bin", content: "not base64!", encoding: "base64" }] });
+  const b64 = await py("pass", { inline_files: [{ name: "x.bin", content: "not base64!", encoding: "base64" }] });
   assert.match(b64.content[0].text, /not valid base64/);
-  await assert.rejects(py("pass", { files: [{ name: "x", content: "x", encoding: "latin-1" }] }),
+  await assert.rejects(py("pass", { inline_files: [{ name: "x", content: "x", encoding: "latin-1" }] }),
     /encoding/);
-  await assert.rejects(py("pass", { files: [{ name: "x" }] }), /files\[0\]/);
-  await assert.rejects(py("pass", { files: [{ name: "x", content: "x", mode: 7 }] }), /unknown property/);
+  await assert.rejects(py("pass", { inline_files: [{ name: "x" }] }), /inline_files\[0\]\.content/);
+  await assert.rejects(py("pass", { inline_files: [{ name: "x", content: "x", mode: 7 }] }), /unknown property/);
   // A host path still needs an input root.
   const host = await py("pass", { files: ["/etc/passwd"] });
-  assert.match(host.content[0].text, /no input files/);
+  assert.match(host.content[0].text, /no inputs.roots/);
 });
 
-test("tools/list shows both forms of files", async () => {
+test("an object in files is refused, naming inline_files", async () => {
+  await assert.rejects(py("pass", { files: [{ name: "x", content: "x" }] }),
+    /files\[0\]: a host path; send a file's contents in inline_files/);
+  await assert.rejects(py("pass", { files: "x" }), /files: an array/);
+});
+
+test("tools/list shows files and inline_files, each of one type", async () => {
   const { tools } = await client.listTools();
-  const items = tools.find((t) => t.name === "execute_python").inputSchema.properties.files.items;
-  assert.equal(items.anyOf[0].type, "string");
-  assert.deepEqual(items.anyOf[1].properties.encoding.enum, ["utf-8", "base64"]);
-  assert.deepEqual(items.anyOf[1].required, ["name", "content"]);
+  for (const name of ["execute_python", "run_command"]) {
+    const props = tools.find((t) => t.name === name).inputSchema.properties;
+    assert.deepEqual(props.files.items, { type: "string" }, name);
+    const items = props.inline_files.items;
+    assert.equal(items.type, "object");
+    assert.equal(items.additionalProperties, false);
+    assert.deepEqual(items.properties.encoding.enum, ["utf-8", "base64"]);
+    assert.deepEqual(items.required, ["name", "content"]);
+    // The profile's limits, as the checks read them.
+    assert.match(props.inline_files.description, /at most 1024 bytes each once decoded, 1536 in all/);
+    assert.match(props.files.description, /no input roots/);
+  }
 });

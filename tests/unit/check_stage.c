@@ -1,9 +1,12 @@
 /*
  * mcp-exec/stage.c: inputs copied from beneath a root, and every refusal:
- * links, "..", other roots, devices, directories, mounts, names, limits.
- * Tests run as root, so permission refusals are not exercised here.
+ * links, "..", other roots, devices, directories, mounts, names, limits;
+ * a call's inputs land all or none.  Tests run as root, so permission
+ * refusals are not exercised here.
  */
 #include <sys/stat.h>
+
+#include <dirent.h>
 
 #include "sandbox/stage.h"
 #include "testutil.h"
@@ -15,7 +18,9 @@ struct env {
 	int			 destfd;
 	struct input_rules	 rules;
 	struct stage		 st;
-	char			 name[256];
+	char			 name[STAGE_NAME_MAX + 1];	/* the last staged */
+	uint64_t		 size;
+	char			 sha256[SHA256_HEX + 1];
 	char			 err[512];
 };
 
@@ -47,12 +52,80 @@ env_put(struct env *e, const char *rel, const char *data, char *out,
 	tu_write(out, data, strlen(data));
 }
 
+/* One call's items, planned then written, as a session stages them. */
+static int
+env_call(struct env *e, struct stage_item *items, size_t n)
+{
+	int	 rv;
+
+	e->err[0] = '\0';
+	rv = stage_plan(&e->rules, &e->st, e->destfd, items, n, e->err,
+	    sizeof(e->err)) == 0 && stage_commit(&e->rules, &e->st, e->destfd,
+	    items, n, e->err, sizeof(e->err)) == 0 ? 0 : -1;
+	stage_release(items, n);
+	if (rv == 0 && n > 0) {
+		snprintf(e->name, sizeof(e->name), "%s", items[n - 1].name);
+		e->size = items[n - 1].size;
+		memcpy(e->sha256, items[n - 1].sha256, sizeof(e->sha256));
+	}
+	return rv;
+}
+
 static int
 env_stage(struct env *e, const char *path)
 {
-	e->err[0] = '\0';
-	return stage_input(&e->rules, &e->st, path, e->destfd, e->name,
-	    sizeof(e->name), e->err, sizeof(e->err));
+	struct stage_item	 it = { .path = path };
+
+	return env_call(e, &it, 1);
+}
+
+static int
+env_inline(struct env *e, const char *name, const void *data, size_t len)
+{
+	struct stage_item	 it = { .name = name, .data = data, .len = len };
+
+	return env_call(e, &it, 1);
+}
+
+/* dest/name holds exactly want (len bytes). */
+static void
+assert_dest(struct env *e, const char *name, const char *want, size_t len)
+{
+	char	 path[PATH_MAX], *data;
+	size_t	 n;
+
+	tu_path(path, sizeof(path), e->dest, name);
+	data = tu_read(path, &n);
+	ck_assert_uint_eq(n, len);
+	ck_assert_int_eq(memcmp(data, want, len), 0);
+	free(data);
+}
+
+/* An item the client sends: name and bytes. */
+static void
+inline_item(struct stage_item *it, const char *name, const void *data,
+    size_t len)
+{
+	memset(it, 0, sizeof(*it));
+	it->name = name;
+	it->data = data;
+	it->len = len;
+}
+
+/* Entries in dest: what the sandbox would see in /inputs. */
+static int
+dest_count(struct env *e)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 n = 0;
+
+	ck_assert_ptr_nonnull(d = opendir(e->dest));
+	while ((de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return n;
 }
 
 static void
@@ -90,8 +163,8 @@ START_TEST(test_stage_copies_file_beneath_root)
 	ck_assert_uint_eq(e.st.files, 1);
 	ck_assert_uint_eq(e.st.bytes, 8);
 	/* Hashed as copied, for the call's audit record. */
-	ck_assert_uint_eq(e.st.last_size, 8);
-	ck_assert_str_eq(e.st.last_sha256, "492d5ea496056f1a6a6592241032fab7"
+	ck_assert_uint_eq(e.size, 8);
+	ck_assert_str_eq(e.sha256, "492d5ea496056f1a6a6592241032fab7"
 	    "64c321596317930b4fa0e1e8bc3b7470");
 	tu_path(path, sizeof(path), e.dest, "data.csv");
 	data = tu_read(path, &len);
@@ -312,20 +385,18 @@ START_TEST(test_stage_refuses_unsafe_names)
 }
 END_TEST
 
-START_TEST(test_stage_refuses_name_too_long_for_buffer)
+START_TEST(test_stage_refuses_name_too_long)
 {
 	struct env	 e;
-	char		 path[PATH_MAX], small[4];
+	char		 name[STAGE_NAME_MAX + 2];
 
 	env_init(&e);
-	env_put(&e, "four", "x", path, sizeof(path));
-	ck_assert_int_eq(stage_input(&e.rules, &e.st, path, e.destfd, small,
-	    sizeof(small), e.err, sizeof(e.err)), -1);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ck_assert_int_eq(env_inline(&e, name, "x", 1), -1);
 	ck_assert_ptr_nonnull(strstr(e.err, "name too long"));
-	env_put(&e, "two", "x", path, sizeof(path));
-	ck_assert_int_eq(stage_input(&e.rules, &e.st, path, e.destfd, small,
-	    sizeof(small), e.err, sizeof(e.err)), 0);
-	ck_assert_str_eq(small, "two");
+	name[STAGE_NAME_MAX] = '\0';
+	ck_assert_msg(env_inline(&e, name, "x", 1) == 0, "%s", e.err);
 }
 END_TEST
 
@@ -333,8 +404,7 @@ END_TEST
 START_TEST(test_stage_replaces_an_input_with_the_same_name)
 {
 	struct env	 e;
-	char		 other[PATH_MAX], path[PATH_MAX], *data;
-	size_t		 len;
+	char		 other[PATH_MAX], path[PATH_MAX];
 
 	env_init(&e);
 	tu_path(other, sizeof(other), e.dir, "other");
@@ -347,14 +417,10 @@ START_TEST(test_stage_replaces_an_input_with_the_same_name)
 	tu_write(path, "second", 6);
 	ck_assert_msg(env_stage(&e, path) == 0, "%s", e.err);
 	/* The second copy replaced the first; its bytes were given back. */
-	tu_path(path, sizeof(path), e.dest, "data.csv");
-	data = tu_read(path, &len);
-	ck_assert_uint_eq(len, 6);
-	ck_assert_int_eq(memcmp(data, "second", 6), 0);
-	free(data);
+	assert_dest(&e, "data.csv", "second", 6);
 	ck_assert_uint_eq(e.st.bytes, 6);
 	ck_assert_uint_eq(e.st.files, 1);
-	ck_assert_int_eq(dest_has(&e, ".staging"), 0);
+	ck_assert_int_eq(dest_count(&e), 1);
 }
 END_TEST
 
@@ -366,9 +432,7 @@ START_TEST(test_stage_inline)
 	size_t		 len;
 
 	env_init(&e);
-	ck_assert_msg(stage_inline(&e.rules, &e.st, "t.csv",
-	    (const uint8_t *)"a\0b", 3, e.destfd, e.err, sizeof(e.err)) == 0,
-	    "%s", e.err);
+	ck_assert_msg(env_inline(&e, "t.csv", "a\0b", 3) == 0, "%s", e.err);
 	tu_path(path, sizeof(path), e.dest, "t.csv");
 	data = tu_read(path, &len);
 	ck_assert_uint_eq(len, 3);
@@ -376,28 +440,79 @@ START_TEST(test_stage_inline)
 	free(data);
 	ck_assert_uint_eq(e.st.files, 1);
 	/* Again: replaced, counted once. */
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "t.csv",
-	    (const uint8_t *)"xy", 2, e.destfd, e.err, sizeof(e.err)), 0);
+	ck_assert_int_eq(env_inline(&e, "t.csv", "xy", 2), 0);
 	ck_assert_uint_eq(e.st.files, 1);
 	ck_assert_uint_eq(e.st.bytes, 2);
-	ck_assert_uint_eq(e.st.last_size, 2);
-	ck_assert_str_eq(e.st.last_sha256, "769a4e6d0003189c7e96c5d9b7e810a0"
+	ck_assert_uint_eq(e.size, 2);
+	ck_assert_str_eq(e.sha256, "769a4e6d0003189c7e96c5d9b7e810a0"
 	    "d11c3a12832527ec94b0f86d277f51ca");
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "big", big,
-	    sizeof(big), e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(env_inline(&e, "big", big, sizeof(big)), -1);
 	ck_assert_msg(strstr(e.err, "inputs.inline_max_file, 64") != NULL,
 	    "%s", e.err);
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "../x", big, 1,
-	    e.destfd, e.err, sizeof(e.err)), -1);
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, ".hidden", big, 1,
-	    e.destfd, e.err, sizeof(e.err)), -1);
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "a\x01b", big, 1,
-	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(env_inline(&e, "../x", big, 1), -1);
+	ck_assert_int_eq(env_inline(&e, ".hidden", big, 1), -1);
+	ck_assert_int_eq(env_inline(&e, "a\x01b", big, 1), -1);
 	ck_assert_msg(strstr(e.err, "control character") != NULL, "%s",
 	    e.err);
-	ck_assert_int_eq(stage_inline(&e.rules, &e.st, "", big, 1,
-	    e.destfd, e.err, sizeof(e.err)), -1);
+	ck_assert_int_eq(env_inline(&e, "", big, 1), -1);
 	ck_assert_int_eq(dest_has(&e, "big"), 0);
+	ck_assert_uint_eq(e.st.files, 1);
+}
+END_TEST
+
+/* Issue 32: a call refused at its second input left its first behind. */
+START_TEST(test_stage_call_is_checked_whole_before_writing)
+{
+	struct env		 e;
+	char			 path[PATH_MAX], nope[PATH_MAX];
+	uint8_t			 big[65] = { 0 };
+	struct stage_item	 it[3];
+	size_t			 i;
+	struct {
+		const char	*name;
+		const void	*data;
+		size_t		 len;
+		const char	*path;
+		const char	*why;
+	} calls[] = {
+		{ "b.txt", big, sizeof(big), NULL, "inline_max_file" },
+		{ "../b", "y", 1, NULL, "a file name, not a path" },
+		{ ".b", "y", 1, NULL, "names starting with '.'" },
+		{ "a.txt", "y", 1, NULL, "a.txt is named twice" },
+		{ NULL, NULL, 0, "/etc/passwd", "not beneath an input root" },
+		{ NULL, NULL, 0, nope, "no such file" },
+		{ NULL, NULL, 0, path, "a.txt is named twice" },
+	};
+
+	env_init(&e);
+	env_put(&e, "a.txt", "host", path, sizeof(path));
+	tu_path(nope, sizeof(nope), e.root, "nope.txt");
+	for (i = 0; i < nitems(calls); i++) {
+		inline_item(&it[0], "a.txt", "X", 1);
+		inline_item(&it[1], calls[i].name, calls[i].data, calls[i].len);
+		it[1].path = calls[i].path;
+		ck_assert_int_eq(env_call(&e, it, 2), -1);
+		ck_assert_msg(strstr(e.err, calls[i].why) != NULL,
+		    "call %zu: \"%s\" lacks \"%s\"", i, e.err, calls[i].why);
+		ck_assert_int_eq(dest_count(&e), 0);
+		ck_assert_uint_eq(e.st.files, 0);
+	}
+	/* The call's inline bytes together (inline_max_call 128). */
+	inline_item(&it[0], "a", big, 60);
+	inline_item(&it[1], "b", big, 60);
+	inline_item(&it[2], "c", big, 60);
+	ck_assert_int_eq(env_call(&e, it, 3), -1);
+	ck_assert_ptr_nonnull(strstr(e.err, "inputs.inline_max_call"));
+	ck_assert_int_eq(dest_count(&e), 0);
+	/* Over max_files, counting what the session holds. */
+	e.rules.max_files = 2;
+	ck_assert_int_eq(env_inline(&e, "held", "h", 1), 0);
+	inline_item(&it[0], "a", "a", 1);
+	memset(&it[1], 0, sizeof(it[1]));
+	it[1].path = path;
+	ck_assert_int_eq(env_call(&e, it, 2), -1);
+	ck_assert_ptr_nonnull(strstr(e.err, "more than 2 input files"));
+	ck_assert_int_eq(dest_count(&e), 1);
 	ck_assert_uint_eq(e.st.files, 1);
 }
 END_TEST
@@ -428,8 +543,9 @@ END_TEST
 
 START_TEST(test_stage_refuses_file_growing_past_budget)
 {
-	struct env	 e;
-	struct stat	 st;
+	struct env		 e;
+	struct stage_item	 it[2];
+	struct stat		 st;
 
 	env_init(&e);
 	/* /proc/version says it has 0 bytes, then reads as ~150: a file
@@ -443,6 +559,19 @@ START_TEST(test_stage_refuses_file_growing_past_budget)
 	/* The partial copy is gone. */
 	ck_assert_int_eq(dest_has(&e, "version"), 0);
 	ck_assert_uint_eq(e.st.bytes, 0);
+	/* Written, then renamed (issue 32): a failure while writing leaves
+	 * nothing of the call, and an input it would replace as it was. */
+	ck_assert_int_eq(env_inline(&e, "a.txt", "old", 3), 0);
+	inline_item(&it[0], "a.txt", "new", 3);
+	memset(&it[1], 0, sizeof(it[1]));
+	it[1].path = "/proc/version";
+	ck_assert_int_eq(env_call(&e, it, 2), -1);
+	ck_assert_msg(strstr(e.err, "grew past the input limit") != NULL,
+	    "%s", e.err);
+	ck_assert_int_eq(dest_count(&e), 1);
+	assert_dest(&e, "a.txt", "old", 3);
+	ck_assert_uint_eq(e.st.files, 1);
+	ck_assert_uint_eq(e.st.bytes, 3);
 	/* With room, the same file stages. */
 	e.rules.max_bytes = 1 << 20;
 	ck_assert_msg(env_stage(&e, "/proc/version") == 0, "%s", e.err);
@@ -468,9 +597,10 @@ stage_suite(void)
 	tcase_add_test(tc, test_stage_refuses_crossing_a_mount);
 	tcase_add_test(tc, test_stage_refuses_missing_file);
 	tcase_add_test(tc, test_stage_refuses_unsafe_names);
-	tcase_add_test(tc, test_stage_refuses_name_too_long_for_buffer);
+	tcase_add_test(tc, test_stage_refuses_name_too_long);
 	tcase_add_test(tc, test_stage_replaces_an_input_with_the_same_name);
 	tcase_add_test(tc, test_stage_inline);
+	tcase_add_test(tc, test_stage_call_is_checked_whole_before_writing);
 	tcase_add_test(tc, test_stage_enforces_file_and_byte_limits);
 	tcase_add_test(tc, test_stage_refuses_file_growing_past_budget);
 	suite_add_tcase(s, tc);
