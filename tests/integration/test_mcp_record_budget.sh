@@ -98,7 +98,7 @@ for i in range(300):
     open("%%03d%%s.txt" %% (i, "n" * 200), "w").write("x")
 """ % hits
 files = [{"name": "%02d%s.txt" % (i, "i" * 200), "content": "in"} for i in range(16)]
-s = structured(c.tool("execute_python", {"code": code, "files": files}))
+s = structured(c.tool("execute_python", {"code": code, "inline_files": files}))
 assert s["exit_code"] == 0 and len(s["artifacts"]) == 300, (s["exit_code"], len(s["artifacts"]))
 sid = s["session_id"]
 started = wait_record("execution_started", lambda r: r["session_id"] == sid)
