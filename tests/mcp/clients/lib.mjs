@@ -8,6 +8,9 @@ import { env, http } from "../lib.mjs";
 
 export { env };
 
+if (!globalThis[Symbol.for("stockade.loopbackOnly")])
+  throw new Error("no loopback guard: run me from tests/mcp/clients/run.sh");
+
 export const TOOLS = ["close_session", "execute_python", "list_files",
   "list_sessions", "read_file", "run_command"];
 

@@ -23,7 +23,7 @@ trap 'rm -rf "$T"' EXIT
 export NODE_OPTIONS="--import=$HERE/loopback-only.mjs" \
     MASTRA_TELEMETRY_DISABLED=1 OPENAI_AGENTS_DISABLE_TRACING=1 \
     LANGCHAIN_TRACING_V2=false LANGSMITH_TRACING=false \
-    MCP_REMOTE_CONFIG_DIR="$T/mcp-remote" CLIENTS_NODE="$node"
+    MCP_REMOTE_CONFIG_DIR="$T/mcp-remote"
 cd "$HERE"
 [ $# -gt 0 ] || set -- ./*.test.mjs
 # A bound on the whole run, so that a client that hangs fails here.
