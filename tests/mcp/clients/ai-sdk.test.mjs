@@ -35,6 +35,8 @@ for (const [transport, make] of Object.entries(transports)) {
       const sid = expectRun(r.structuredContent, call);
       await execute("close_session", { session_id: sid });
     }
+    const command = async (call) =>
+      expectRun((await execute("run_command", call.args)).structuredContent, call);
 
     test("lists the six tools", async () => {
       assert.deepEqual(Object.keys(tools).sort(), TOOLS);
@@ -43,9 +45,9 @@ for (const [transport, make] of Object.entries(transports)) {
     });
     test("execute_python reads a host-path file (files)", () => python(calls.host));
     test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command", async () => {
-      const r = await execute("run_command", calls.command.args);
-      expectRun(r.structuredContent, calls.command);
-    });
+    test("run_command runs an allowlisted command on a host-path file (files)",
+      () => command(calls.command));
+    test("run_command reads an inline file (inline_files)",
+      () => command(calls.inlineCommand));
   });
 }

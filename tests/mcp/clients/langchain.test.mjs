@@ -36,14 +36,16 @@ for (const [transport, server] of Object.entries(servers)) {
       const sid = expectRun(await invoke("execute_python", call.args), call);
       await invoke("close_session", { session_id: sid });
     }
+    const command = async (call) => expectRun(await invoke("run_command", call.args), call);
 
     test("lists the six tools", () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
     });
     test("execute_python reads a host-path file (files)", () => python(calls.host));
     test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command", async () => {
-      expectRun(await invoke("run_command", calls.command.args), calls.command);
-    });
+    test("run_command runs an allowlisted command on a host-path file (files)",
+      () => command(calls.command));
+    test("run_command reads an inline file (inline_files)",
+      () => command(calls.inlineCommand));
   });
 }

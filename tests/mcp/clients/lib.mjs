@@ -58,6 +58,11 @@ export const calls = {
     args: { command: "wc", args: ["-c", "/inputs/data.csv"], files: [hostPath] },
     stdout: "8 /inputs/data.csv\n",
   },
+  inlineCommand: {
+    args: { command: "head", args: ["-n", "1", "/inputs/note.txt"],
+      inline_files: [{ name: "note.txt", content: "héllo, inline\nline 2\n" }] },
+    stdout: "héllo, inline\n",
+  },
 };
 
 // A tool result's structured content: the run ended well and printed

@@ -28,14 +28,16 @@ for (const [transport, server] of Object.entries(servers)) {
       assert.match(JSON.stringify(await execute("close_session", { session_id: sid })),
         /session closed/);
     }
+    const command = async (call) => expectRun(await execute("run_command", call.args), call);
 
     test("lists the six tools", () => {
       assert.deepEqual(Object.keys(tools).sort(), TOOLS.map((t) => `stockade_${t}`));
     });
     test("execute_python reads a host-path file (files)", () => python(calls.host));
     test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command", async () => {
-      expectRun(await execute("run_command", calls.command.args), calls.command);
-    });
+    test("run_command runs an allowlisted command on a host-path file (files)",
+      () => command(calls.command));
+    test("run_command reads an inline file (inline_files)",
+      () => command(calls.inlineCommand));
   });
 }

@@ -47,6 +47,8 @@ describe("mcp-remote over HTTP", () => {
     const sid = expectRun((await call("execute_python", c.args)).structuredContent, c);
     await call("close_session", { session_id: sid });
   }
+  const command = async (c) =>
+    expectRun((await call("run_command", c.args)).structuredContent, c);
 
   test("lists the six tools", async () => {
     const { tools } = await b.client.listTools();
@@ -54,10 +56,10 @@ describe("mcp-remote over HTTP", () => {
   });
   test("execute_python reads a host-path file (files)", () => python(calls.host));
   test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-  test("run_command runs an allowlisted command", async () => {
-    expectRun((await call("run_command", calls.command.args)).structuredContent,
-      calls.command);
-  });
+  test("run_command runs an allowlisted command on a host-path file (files)",
+    () => command(calls.command));
+  test("run_command reads an inline file (inline_files)",
+    () => command(calls.inlineCommand));
 });
 
 test("mcp-remote with a mistyped token reports a refused token", async () => {

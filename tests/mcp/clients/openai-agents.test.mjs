@@ -48,6 +48,12 @@ for (const [transport, make] of Object.entries(servers)) {
       assert.equal(await invoke("close_session", { session_id: sid }, list),
         "session closed");
     }
+    async function command(call) {
+      expectRun(await run("run_command", call.args), call);
+      // The server object's own callTool too, as the tools do underneath.
+      expectRun((await server.callToolResult("run_command", call.args))
+        .structuredContent, call);
+    }
 
     test("lists the six tools", async () => {
       assert.deepEqual((await server.listTools()).map((t) => t.name).sort(), TOOLS);
@@ -55,12 +61,10 @@ for (const [transport, make] of Object.entries(servers)) {
     });
     test("execute_python reads a host-path file (files)", () => python(calls.host));
     test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command", async () => {
-      expectRun(await run("run_command", calls.command.args), calls.command);
-      // The server object's own callTool too, as the tools do underneath.
-      const r = await server.callToolResult("run_command", calls.command.args);
-      expectRun(r.structuredContent, calls.command);
-    });
+    test("run_command runs an allowlisted command on a host-path file (files)",
+      () => command(calls.command));
+    test("run_command reads an inline file (inline_files)",
+      () => command(calls.inlineCommand));
 
     // In strict mode a model sends every property, null for those it
     // leaves out; the tool must take them out again before the call.
