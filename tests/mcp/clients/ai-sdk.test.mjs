@@ -6,7 +6,7 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createMCPClient } from "@ai-sdk/mcp";
 import { StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
-import { TOOLS, bounded, calls, expectRun, httpServer,
+import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
   stdioServer } from "./lib.mjs";
 
 const transports = {
@@ -30,11 +30,9 @@ for (const [transport, make] of Object.entries(transports)) {
       assert.notEqual(r.isError, true, JSON.stringify(r.content));
       return r;
     }
-    async function python(call) {
-      const r = await execute("execute_python", call.args);
-      const sid = expectRun(r.structuredContent, call);
-      await execute("close_session", { session_id: sid });
-    }
+    const python = async (call) => expectPython(
+      (await execute("execute_python", call.args)).structuredContent, call,
+      (sid) => execute("close_session", { session_id: sid }));
     const command = async (call) =>
       expectRun((await execute("run_command", call.args)).structuredContent, call);
 

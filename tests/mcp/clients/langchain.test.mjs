@@ -7,7 +7,7 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { TOOLS, bounded, calls, expectRun, httpServer,
+import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
   stdioServer } from "./lib.mjs";
 
 const servers = {
@@ -32,10 +32,9 @@ for (const [transport, server] of Object.entries(servers)) {
       assert.equal(msg.status, "success", msg.content);
       return msg.artifact.find((a) => a.type === "mcp_structured_content")?.data;
     }
-    async function python(call) {
-      const sid = expectRun(await invoke("execute_python", call.args), call);
-      await invoke("close_session", { session_id: sid });
-    }
+    const python = async (call) => expectPython(
+      await invoke("execute_python", call.args), call,
+      (sid) => invoke("close_session", { session_id: sid }));
     const command = async (call) => expectRun(await invoke("run_command", call.args), call);
 
     test("lists the six tools", () => {

@@ -66,12 +66,22 @@ export const calls = {
 };
 
 // A tool result's structured content: the run ended well and printed
-// what it should.  Returns the session it opened, if any.
+// what it should.
 export function expectRun(sc, call) {
   assert.ok(sc, "no structured content in the result");
   assert.equal(sc.stdout, call.stdout, JSON.stringify(sc).slice(0, 600));
   assert.equal(sc.exit_code, 0);
-  return sc.session_id;
+}
+
+// execute_python's: as expectRun, and the session it opened closed with
+// closeSession(id) whatever the result (a principal may hold only four).
+export async function expectPython(sc, call, closeSession) {
+  try {
+    expectRun(sc, call);
+  } finally {
+    if (sc?.session_id)
+      await closeSession(sc.session_id);
+  }
 }
 
 // A close that does not end in 10 s fails the test; a process still held

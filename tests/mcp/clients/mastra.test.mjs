@@ -4,7 +4,7 @@
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { MCPClient } from "@mastra/mcp";
-import { TOOLS, bounded, calls, expectRun, httpServer,
+import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
   stdioServer } from "./lib.mjs";
 
 const servers = {
@@ -23,11 +23,10 @@ for (const [transport, server] of Object.entries(servers)) {
     after(() => bounded("disconnect()", client.disconnect()));
 
     const execute = (name, args) => tools[`stockade_${name}`].execute(args, {});
-    async function python(call) {
-      const sid = expectRun(await execute("execute_python", call.args), call);
-      assert.match(JSON.stringify(await execute("close_session", { session_id: sid })),
-        /session closed/);
-    }
+    const python = async (call) => expectPython(
+      await execute("execute_python", call.args), call, async (sid) =>
+        assert.match(JSON.stringify(await execute("close_session",
+          { session_id: sid })), /session closed/));
     const command = async (call) => expectRun(await execute("run_command", call.args), call);
 
     test("lists the six tools", () => {

@@ -8,7 +8,8 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { TOOLS, bounded, calls, expectRun, httpServer } from "./lib.mjs";
+import { TOOLS, bounded, calls, expectPython, expectRun,
+  httpServer } from "./lib.mjs";
 
 const proxy = new URL("node_modules/mcp-remote/dist/proxy.js", import.meta.url).pathname;
 
@@ -43,10 +44,9 @@ describe("mcp-remote over HTTP", () => {
     assert.notEqual(r.isError, true, r.content?.[0]?.text);
     return r;
   }
-  async function python(c) {
-    const sid = expectRun((await call("execute_python", c.args)).structuredContent, c);
-    await call("close_session", { session_id: sid });
-  }
+  const python = async (c) => expectPython(
+    (await call("execute_python", c.args)).structuredContent, c,
+    (sid) => call("close_session", { session_id: sid }));
   const command = async (c) =>
     expectRun((await call("run_command", c.args)).structuredContent, c);
 

@@ -10,7 +10,7 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { MCPServerStdio, MCPServerStreamableHttp, RunContext,
   getAllMcpTools } from "@openai/agents-core";
-import { TOOLS, bounded, calls, expectRun, httpServer,
+import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
   stdioServer } from "./lib.mjs";
 
 // A failed call's error goes to the model as text: the server's own words
@@ -43,11 +43,10 @@ for (const [transport, make] of Object.entries(servers)) {
       return out.text;
     }
     const run = async (name, args, list) => JSON.parse(await invoke(name, args, list));
-    async function python(call, list) {
-      const sid = expectRun(await run("execute_python", call.args, list), call);
-      assert.equal(await invoke("close_session", { session_id: sid }, list),
-        "session closed");
-    }
+    const python = async (call, list) => expectPython(
+      await run("execute_python", call.args, list), call, async (sid) =>
+        assert.equal(await invoke("close_session", { session_id: sid }, list),
+          "session closed"));
     async function command(call) {
       expectRun(await run("run_command", call.args), call);
       // The server object's own callTool too, as the tools do underneath.
