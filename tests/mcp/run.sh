@@ -105,7 +105,9 @@ elif [ $# -gt 0 ]; then
 	suite "$@"
 else
 	suite ./*.test.mjs
-	"$HERE/clients/run.sh"
+	# A client library's failure is told at the end: the conformance
+	# suite and the audit checks still have their say.
+	"$HERE/clients/run.sh" || clients_failed=1
 	"$HERE/conformance/run.sh" "$cx_url"
 	"$HERE/conformance/run.sh" "$cx_url" 2026-07-28
 fi
@@ -127,3 +129,4 @@ for ev in session_created execution_started code_execution session_closed \
 		echo "FAIL: no $ev event in the audit trail"; exit 1; }
 done
 echo "PASS mcp audit trail: verifies, all event kinds present"
+[ -z "${clients_failed:-}" ] || { echo "FAIL: third-party MCP clients (above)"; exit 1; }

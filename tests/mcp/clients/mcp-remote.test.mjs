@@ -3,7 +3,10 @@
 // static bearer token in --header, pointed at mcp-exec --http, and driven
 // over its stdio by the official SDK client.  It has no stdio side towards
 // the server, so HTTP only.  A mistyped token must come back as a refused
-// token: mcp-remote takes any 401 for an OAuth challenge.
+// token.  mcp-remote 0.15.1 takes any 401 for an OAuth challenge: it goes
+// on to discovery and dynamic client registration whatever the challenge
+// says, also with a plain Bearer realm="stockade", error="invalid_token"
+// and no metadata to find, and reports the registration's 404.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
