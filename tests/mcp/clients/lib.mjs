@@ -6,8 +6,6 @@ import assert from "node:assert/strict";
 import { after } from "node:test";
 import { env, http } from "../lib.mjs";
 
-export { env };
-
 if (!globalThis[Symbol.for("stockade.loopbackOnly")])
   throw new Error("no loopback guard: run me from tests/mcp/clients/run.sh");
 

@@ -2,7 +2,7 @@
 # Third-party MCP clients (LangChain's adapters, OpenAI Agents, mcp-remote,
 # the Vercel AI SDK, Mastra; npm, pinned in package-lock.json) against
 # mcp-exec over stdio and HTTP, on the Node 22 the conformance suite pins
-# (three of them need it).  Run by tests/mcp/run.sh, whose environment
+# (the AI SDK's and Mastra's packages need it).  Run by tests/mcp/run.sh, whose environment
 # (MCP_EXEC, MCP_RULES, MCP_HTTP_URL, tokens...) says what to test.
 # Usage: run.sh [FILE.test.mjs...]
 set -eu
@@ -26,6 +26,8 @@ export NODE_OPTIONS="--import=$HERE/loopback-only.mjs" \
     MCP_REMOTE_CONFIG_DIR="$T/mcp-remote"
 cd "$HERE"
 [ $# -gt 0 ] || set -- ./*.test.mjs
-# A bound on the whole run, so that a client that hangs fails here.
-timeout 180 "$node" --test --test-concurrency=1 --test-reporter=spec "$@" ||
+# Bounds on each test and on the whole run, so that a client that hangs
+# fails here.
+timeout 180 "$node" --test --test-concurrency=1 --test-timeout=60000 \
+    --test-reporter=spec "$@" ||
     { st=$?; [ $st != 124 ] || echo "FAIL: the client suite ran over 180 s"; exit $st; }
