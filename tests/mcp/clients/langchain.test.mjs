@@ -4,11 +4,10 @@
 // its artifact.  The adapters check arguments against the tool's schema
 // before sending, and they keep only one branch of an anyOf: a host path
 // in files failed there while files' items were anyOf(string, object).
-import { describe, test, before, after } from "node:test";
+import { describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { MultiServerMCPClient } from "@langchain/mcp-adapters";
-import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
-  stdioServer } from "./lib.mjs";
+import { bounded, clientTests, httpServer, stdioServer } from "./lib.mjs";
 
 const servers = {
   stdio: { transport: "stdio", ...stdioServer("langchain") },
@@ -25,26 +24,15 @@ for (const [transport, server] of Object.entries(servers)) {
     after(() => bounded("close()", client.close()));
 
     let n = 0;
-    async function invoke(name, args) {
-      const tool = tools.find((t) => t.name === name);
-      const msg = await tool.invoke({ name, args, id: `call_${++n}`,
-        type: "tool_call" });
-      assert.equal(msg.status, "success", msg.content);
-      return msg.artifact.find((a) => a.type === "mcp_structured_content")?.data;
-    }
-    const python = async (call) => expectPython(
-      await invoke("execute_python", call.args), call,
-      (sid) => invoke("close_session", { session_id: sid }));
-    const command = async (call) => expectRun(await invoke("run_command", call.args), call);
-
-    test("lists the six tools", () => {
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+    clientTests({
+      listed: () => tools.map((t) => t.name),
+      callTool: async (name, args) => {
+        const tool = tools.find((t) => t.name === name);
+        const msg = await tool.invoke({ name, args, id: `call_${++n}`,
+          type: "tool_call" });
+        assert.equal(msg.status, "success", msg.content);
+        return msg.artifact.find((a) => a.type === "mcp_structured_content")?.data;
+      },
     });
-    test("execute_python reads a host-path file (files)", () => python(calls.host));
-    test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command on a host-path file (files)",
-      () => command(calls.command));
-    test("run_command reads an inline file (inline_files)",
-      () => command(calls.inlineCommand));
   });
 }

@@ -3,7 +3,7 @@
 // client makes and what each must return.  Paths and tokens come from
 // tests/mcp/run.sh through ../lib.mjs.
 import assert from "node:assert/strict";
-import { after } from "node:test";
+import { after, test } from "node:test";
 import { env, http } from "../lib.mjs";
 
 if (!globalThis[Symbol.for("stockade.loopbackOnly")])
@@ -71,15 +71,36 @@ export function expectRun(sc, call) {
   assert.equal(sc.exit_code, 0);
 }
 
-// execute_python's: as expectRun, and the session it opened closed with
-// closeSession(id) whatever the result (a principal may hold only four).
-export async function expectPython(sc, call, closeSession) {
+// execute_python through callTool(name, args), and the session it opened
+// closed whatever the result (a principal may hold only four).
+export async function python(callTool, call) {
+  const sc = await callTool("execute_python", call.args);
   try {
     expectRun(sc, call);
   } finally {
     if (sc?.session_id)
-      await closeSession(sc.session_id);
+      await callTool("close_session", { session_id: sc.session_id });
   }
+}
+
+// The tests every client runs.  client.listed() gives the tool names as
+// the library lists them; client.callTool(name, args) calls a tool the way
+// an agent built on the library would, and gives the result's structured
+// content.
+export function clientTests(client) {
+  const cmd = async (call) => expectRun(await client.callTool("run_command",
+    call.args), call);
+  test("lists the six tools", async () => {
+    assert.deepEqual((await client.listed()).sort(), TOOLS);
+  });
+  test("execute_python reads a host-path file (files)",
+    () => python(client.callTool, calls.host));
+  test("execute_python reads inline files (inline_files)",
+    () => python(client.callTool, calls.inline));
+  test("run_command runs an allowlisted command on a host-path file (files)",
+    () => cmd(calls.command));
+  test("run_command reads an inline file (inline_files)",
+    () => cmd(calls.inlineCommand));
 }
 
 // A close that does not end in 10 s fails the test; a process still held

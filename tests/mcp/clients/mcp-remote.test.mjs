@@ -11,8 +11,7 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { TOOLS, bounded, calls, expectPython, expectRun,
-  httpServer } from "./lib.mjs";
+import { bounded, clientTests, httpServer } from "./lib.mjs";
 
 const proxy = new URL("node_modules/mcp-remote/dist/proxy.js", import.meta.url).pathname;
 
@@ -42,27 +41,14 @@ describe("mcp-remote over HTTP", () => {
   });
   after(() => bounded("close()", b.client.close()));
 
-  async function call(name, args) {
-    const r = await b.client.callTool({ name, arguments: args });
-    assert.notEqual(r.isError, true, r.content?.[0]?.text);
-    return r;
-  }
-  const python = async (c) => expectPython(
-    (await call("execute_python", c.args)).structuredContent, c,
-    (sid) => call("close_session", { session_id: sid }));
-  const command = async (c) =>
-    expectRun((await call("run_command", c.args)).structuredContent, c);
-
-  test("lists the six tools", async () => {
-    const { tools } = await b.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+  clientTests({
+    listed: async () => (await b.client.listTools()).tools.map((t) => t.name),
+    callTool: async (name, args) => {
+      const r = await b.client.callTool({ name, arguments: args });
+      assert.notEqual(r.isError, true, r.content?.[0]?.text);
+      return r.structuredContent;
+    },
   });
-  test("execute_python reads a host-path file (files)", () => python(calls.host));
-  test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-  test("run_command runs an allowlisted command on a host-path file (files)",
-    () => command(calls.command));
-  test("run_command reads an inline file (inline_files)",
-    () => command(calls.inlineCommand));
 });
 
 test("mcp-remote with a mistyped token reports a refused token", async () => {

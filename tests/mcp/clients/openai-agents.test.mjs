@@ -10,7 +10,7 @@ import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { MCPServerStdio, MCPServerStreamableHttp, RunContext,
   getAllMcpTools } from "@openai/agents-core";
-import { TOOLS, bounded, calls, expectPython, expectRun, httpServer,
+import { TOOLS, bounded, calls, clientTests, expectRun, httpServer, python,
   stdioServer } from "./lib.mjs";
 
 // A failed call's error goes to the model as text: the server's own words
@@ -34,36 +34,27 @@ for (const [transport, make] of Object.entries(servers)) {
     });
     after(() => bounded("close()", server.close()));
 
-    // What the tool returns to the model: the result's one text item,
-    // execute_python's and run_command's result as JSON.
-    async function invoke(name, args, list = tools) {
+    // What a tool returns to the model is the result's one text item:
+    // execute_python's and run_command's structured content as JSON,
+    // close_session's a sentence.
+    const callWith = (list) => async (name, args) => {
       const tool = list.find((t) => t.name === name);
       const out = await tool.invoke(ctx, JSON.stringify(args));
       assert.equal(out.type, "text", JSON.stringify(out));
-      return out.text;
-    }
-    const run = async (name, args, list) => JSON.parse(await invoke(name, args, list));
-    const python = async (call, list) => expectPython(
-      await run("execute_python", call.args, list), call, async (sid) =>
-        assert.equal(await invoke("close_session", { session_id: sid }, list),
-          "session closed"));
-    async function command(call) {
-      expectRun(await run("run_command", call.args), call);
-      // The server object's own callTool too, as the tools do underneath.
-      expectRun((await server.callToolResult("run_command", call.args))
-        .structuredContent, call);
-    }
+      return name === "close_session" ? out.text : JSON.parse(out.text);
+    };
 
-    test("lists the six tools", async () => {
-      assert.deepEqual((await server.listTools()).map((t) => t.name).sort(), TOOLS);
-      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+    clientTests({
+      listed: async () => {
+        assert.deepEqual((await server.listTools()).map((t) => t.name).sort(), TOOLS);
+        return tools.map((t) => t.name);
+      },
+      callTool: (name, args) => callWith(tools)(name, args),
     });
-    test("execute_python reads a host-path file (files)", () => python(calls.host));
-    test("execute_python reads inline files (inline_files)", () => python(calls.inline));
-    test("run_command runs an allowlisted command on a host-path file (files)",
-      () => command(calls.command));
-    test("run_command reads an inline file (inline_files)",
-      () => command(calls.inlineCommand));
+    test("the server object's own callTool runs run_command", async () => {
+      const r = await server.callToolResult("run_command", calls.command.args);
+      expectRun(r.structuredContent, calls.command);
+    });
 
     // In strict mode a model sends every property, null for those it
     // leaves out; the tool must take them out again before the call.
@@ -74,10 +65,10 @@ for (const [transport, make] of Object.entries(servers)) {
       assert.deepEqual(loose, [], "these tools fell back to non-strict");
       const asModel = (name, call) => ({ ...call, args: withNulls(
         strict.find((t) => t.name === name).parameters, call.args) });
-      await python(asModel("execute_python", calls.inline), strict);
+      await python(callWith(strict), asModel("execute_python", calls.inline));
       const cmd = asModel("run_command", calls.command);
       assert.ok(Object.values(cmd.args).includes(null));
-      expectRun(await run("run_command", cmd.args, strict), cmd);
+      expectRun(await callWith(strict)("run_command", cmd.args), cmd);
     });
   });
 }
