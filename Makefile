@@ -248,8 +248,9 @@ integration: $(PROGRAMS) $(DRIVER) $(BENCH_BINS)
 	@BUILD=$(BUILD) tests/integration/run.sh
 
 # The MCP client suite: the official TypeScript SDK clients (v1; v2 in both
-# eras) against mcp-exec (stdio and HTTP), then the official conformance
-# suite for 2025-11-25 and 2026-07-28 (Node 22 from npm; lockfiles).
+# eras) against mcp-exec (stdio and HTTP), five third-party clients
+# (tests/mcp/clients), then the official conformance suite for 2025-11-25
+# and 2026-07-28 (Node 22 from npm; lockfiles).
 mcp: $(PROGRAMS) $(DRIVER)
 	@BUILD=$(BUILD) tests/mcp/run.sh
 

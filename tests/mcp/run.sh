@@ -4,8 +4,10 @@
 # then the official conformance suite (conformance/run.sh: 2025-11-25, then
 # 2026-07-28's scenarios) against a second mcp-exec --http without tokens.
 # Afterwards the audit trail must verify.
-# With arguments (test files, e.g. sessions.test.mjs) only those run, and
-# neither the conformance suite nor the every-event-kind check.
+# Between the two, the third-party clients (clients/run.sh) on the same
+# servers.  With arguments (test files, e.g. sessions.test.mjs, or
+# "clients" and optionally its files) only those run, and neither the
+# conformance suite nor the every-event-kind check.
 set -eu
 : "${BUILD:=build}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -96,10 +98,16 @@ suite() {
 	timeout 300 node --test --test-concurrency=1 --test-reporter=spec "$@" ||
 	    { st=$?; [ $st != 124 ] || echo "FAIL: the SDK suite ran over 300 s"; return $st; }
 }
-if [ $# -gt 0 ]; then
+if [ "${1:-}" = clients ]; then
+	shift
+	"$HERE/clients/run.sh" "$@"
+elif [ $# -gt 0 ]; then
 	suite "$@"
 else
 	suite ./*.test.mjs
+	# A client library's failure is told at the end: the conformance
+	# suite and the audit checks still have their say.
+	"$HERE/clients/run.sh" || clients_failed=1
 	"$HERE/conformance/run.sh" "$cx_url"
 	"$HERE/conformance/run.sh" "$cx_url" 2026-07-28
 fi
@@ -121,3 +129,4 @@ for ev in session_created execution_started code_execution session_closed \
 		echo "FAIL: no $ev event in the audit trail"; exit 1; }
 done
 echo "PASS mcp audit trail: verifies, all event kinds present"
+[ -z "${clients_failed:-}" ] || { echo "FAIL: third-party MCP clients (above)"; exit 1; }
