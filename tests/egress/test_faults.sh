@@ -27,7 +27,7 @@ STOP="$T/stop"
 PYTHONPATH="$HERE" "$PY" "$EG/faults.py" load "$PORT" "$TOKA" 4 "$STOP" \
     >"$T/load.out" 2>&1 &
 LOAD_PID=$!
-trap 'st=$?; touch "$STOP"; kill -CONT $AUDITD_PID $NG_PID $MX_PID 2>/dev/null; stop_mx >/dev/null 2>&1; (exit $st); egress_cleanup' EXIT
+trap 'st=$?; set +e; touch "$STOP"; kill -CONT $AUDITD_PID $NG_PID $MX_PID 2>/dev/null; stop_mx >/dev/null 2>&1; (exit $st); egress_cleanup' EXIT
 sleep 2
 
 # Processes in a cgroup of a sandbox this test's servers made.
