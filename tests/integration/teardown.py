@@ -65,12 +65,26 @@ def http_paths(port, token):
         c.initialize()
         return c
 
+    def busy(seconds):
+        """A session of its own with a call running seconds in it, 1 s in."""
+        c = client()
+        sid = new_session(c)
+        join = start(lambda: c.tool("execute_python", {
+            "code": SLEEP % seconds, "session_id": sid}))
+        time.sleep(1)
+        return c, sid, join
+
+    def busy_task(seconds, ttl):
+        """The same as a task, its ttl ms; the task is returned."""
+        c = client()
+        sid = new_session(c)
+        t = c.call("tools/call", {"name": "execute_python", "arguments":
+                   {"code": SLEEP % seconds, "session_id": sid},
+                   "task": {"ttl": ttl}})["task"]
+        return c, sid, t
+
     # close_session on its own busy session, the call direct.
-    c = client()
-    sid = new_session(c)
-    join = start(lambda: c.tool("execute_python",
-                                {"code": SLEEP % 3, "session_id": sid}))
-    time.sleep(1)
+    c, sid, join = busy(3)
     r = client().tool("close_session", {"session_id": sid})
     assert not r.get("isError"), r
     s = structured(join())
@@ -81,11 +95,7 @@ def http_paths(port, token):
           "'session lost', the close answered, the server lives")
 
     # close_session while the call waits as a task.
-    c = client()
-    sid = new_session(c)
-    t = c.call("tools/call", {"name": "execute_python", "arguments":
-               {"code": SLEEP % 3, "session_id": sid},
-               "task": {"ttl": 60000}})["task"]
+    c, sid, t = busy_task(3, 60000)
     time.sleep(1)
     r = c.tool("close_session", {"session_id": sid})
     assert not r.get("isError"), r
@@ -96,11 +106,7 @@ def http_paths(port, token):
           % done)
 
     # The task's own TTL runs out while its code sleeps.
-    c = client()
-    sid = new_session(c)
-    t = c.call("tools/call", {"name": "execute_python", "arguments":
-               {"code": SLEEP % 20, "session_id": sid},
-               "task": {"ttl": 1000}})["task"]
+    c, sid, t = busy_task(20, 1000)
     time.sleep(2.5)
     c = client()        # the MCP session may have gone idle meanwhile
     try:
@@ -112,11 +118,7 @@ def http_paths(port, token):
     print("  http: a task's TTL ends while its code runs; the server lives")
 
     # tasks/cancel of a running task.
-    c = client()
-    sid = new_session(c)
-    t = c.call("tools/call", {"name": "execute_python", "arguments":
-               {"code": SLEEP % 20, "session_id": sid},
-               "task": {"ttl": 60000}})["task"]
+    c, sid, t = busy_task(20, 60000)
     time.sleep(1)
     c.call("tasks/cancel", {"taskId": t["taskId"]})
     assert task_end(c, t["taskId"]) == "cancelled"
@@ -124,12 +126,8 @@ def http_paths(port, token):
     print("  http: tasks/cancel of a running task")
 
     # notifications/cancelled of a direct call.
-    c = client()
-    sid = new_session(c)
-    cid = c.next_id
-    join = start(lambda: c.tool("execute_python",
-                                {"code": SLEEP % 20, "session_id": sid}))
-    time.sleep(1)
+    c, sid, join = busy(20)
+    cid = c.next_id - 1         # the running call's
     c.notify("notifications/cancelled", {"requestId": cid})
     try:
         join(30)
@@ -139,11 +137,7 @@ def http_paths(port, token):
     print("  http: notifications/cancelled of a running call")
 
     # DELETE of the MCP session that carries the call.
-    c = client()
-    sid = new_session(c)
-    join = start(lambda: c.tool("execute_python",
-                                {"code": SLEEP % 3, "session_id": sid}))
-    time.sleep(1)
+    c, sid, join = busy(3)
     delete(c)
     try:
         join(30)
@@ -163,11 +157,7 @@ def http_paths(port, token):
     print("  http: the session's driver dies under its call")
 
     # Two closes race the call: the second finds nothing, nothing breaks.
-    c = client()
-    sid = new_session(c)
-    join = start(lambda: c.tool("execute_python",
-                                {"code": SLEEP % 3, "session_id": sid}))
-    time.sleep(1)
+    c, sid, join = busy(3)
     j2 = start(lambda: client().tool("close_session", {"session_id": sid}))
     j3 = start(lambda: client().tool("close_session", {"session_id": sid}))
     errs = [r.get("isError", False) for r in (j2(), j3())]
