@@ -218,13 +218,22 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 {
 	struct http_sess	*s;
 	const char		*sid, *ver;
+	char			 node[FLEET_NODE_MAX];
 
 	if (http_header_one(req, "Mcp-Session-Id", &sid) != 1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "one "
 		    "Mcp-Session-Id header is required (initialize first)");
 		return NULL;
 	}
-	if ((s = http_sess_find(tr, sid)) == NULL) {
+	if ((s = http_sess_find(tr, sid)) == NULL && fleet_foreign(
+	    tr->srv->conf.fleet.node_id, sid, node)) {
+		/* 404 too: the client starts over, through the router. */
+		http_reply_error(req, 404, FLEET_ERR_WRONG_NODE,
+		    FLEET_WRONG_NODE_FMT, node,
+		    FLEET_SELF(tr->srv->conf.fleet.node_id));
+		return NULL;
+	}
+	if (s == NULL) {
 		http_reply_error(req, 404, RPC_SERVER_ERROR, "unknown, expired "
 		    "or ended MCP session: initialize again");
 		return NULL;
@@ -381,6 +390,11 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 			    "without Mcp-Session-Id");
 			goto out;
 		}
+		/* A new MCP session belongs on a node that stays. */
+		if (tr->srv->draining) {
+			http_reply_draining(tr, req);
+			goto out;
+		}
 		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
 		s = http_sess_new(tr, principal, 0);
@@ -393,7 +407,8 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)
 		goto out;
-	if (http_era_named(msg) && http_era_check(req, msg) == -1)
+	if (http_era_named(msg) ? http_era_check(req, msg) == -1 :
+	    http_param_check(req, msg, 0) == -1)
 		goto out;
 	s->last_ms = mono_ms();
 	if (method != NULL && id != NULL) {

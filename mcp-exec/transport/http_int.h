@@ -20,6 +20,7 @@
 
 #include "mtls.h"
 #include "protocol/mcp.h"
+#include "sessions/fleet.h"
 #include "sessions/profile.h"
 #include "tools/tools.h"
 
@@ -28,6 +29,8 @@
 
 #define HTTP_SID_BYTES		24	/* 192 random bits per Mcp-Session-Id */
 #define HTTP_SID_LEN		(2 * HTTP_SID_BYTES)
+/* An Mcp-Session-Id: hex [+ "." node] + NUL (sessions/fleet.h). */
+#define HTTP_SID_MAX		(HTTP_SID_LEN + FLEET_SUFFIX_MAX + 1)
 #define HTTP_TIMEOUT_S		30	/* a stalled read or write */
 #define HTTP_STREAM_READ_MAX	(64 * 1024)	/* read while we stream */
 #define HTTP_EARLY_MAX		(1024 * 1024)	/* before a stream starts */
@@ -67,7 +70,7 @@ struct http_sess {
 	LIST_ENTRY(http_sess)	 entry;
 	struct http_tr		*tr;
 	struct mcp_conn		*conn;
-	char			 id[HTTP_SID_LEN + 1];
+	char			 id[HTTP_SID_MAX];
 	uint64_t		 last_ms;
 	int			 used;	/* a request came after initialize */
 	int			 stateless;	/* 2026-07-28: one request */
@@ -172,6 +175,15 @@ int		 http_era_modern(struct evhttp_request *, const json_t *msg);
  * on must be what runs. */
 int		 http_era_named(const json_t *msg);
 int		 http_era_check(struct evhttp_request *, const json_t *msg);
+/*
+ * Mcp-Param-Session-Id against arguments.session_id of a tools/call:
+ * present only with it and equal to it, and (required) always with it;
+ * -1 after replying 400 (-32020).
+ */
+int		 http_param_check(struct evhttp_request *, const json_t *msg,
+		    int required);
+/* A draining node's 503 (-31002) to a request that holds nothing here. */
+void		 http_reply_draining(struct http_tr *, struct evhttp_request *);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);
