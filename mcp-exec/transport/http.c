@@ -44,8 +44,6 @@
 #define HTTP_DEFAULT_ADDR	"127.0.0.1"
 #define HTTP_METRICS_PATH	"/metrics"
 #define HTTP_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
-/* What a client that sends no MCP-Protocol-Version is assumed to speak. */
-#define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
 
 /* ------------------------------------------------------------ replies */
 
@@ -403,6 +401,12 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		/* A refused initialize leaves no session behind. */
 		if (!s->conn->initialized)
 			http_sess_free(s, 0, NULL);
+		goto out;
+	}
+	/* This node's sandbox, task or artifact, asked for inside another
+	 * node's MCP session: a router sent it here by that handle. */
+	if (http_fleet_visitor(tr, req, msg)) {
+		http_fleet_visit(tr, req, a, msg, body, len, sse);
 		goto out;
 	}
 	if ((s = session_of(tr, req, principal)) == NULL)

@@ -21,8 +21,6 @@
 #include "util.h"
 
 #define ERA_NAME_MAX	8192	/* a decoded Mcp-Name or Mcp-Param-* */
-/* The session_id argument, which the tools' schemas mark x-mcp-header. */
-#define PARAM_SESSION	"Mcp-Param-" SESSION_ID_HEADER
 #define B64_OPEN	"=?base64?"
 #define B64_CLOSE	"?="
 
@@ -163,17 +161,17 @@ http_param_check(struct evhttp_request *req, const json_t *msg,
 	if (method != NULL && strcmp(method, "tools/call") == 0)
 		sid = json_object_get(json_object_get(json_object_get(msg,
 		    "params"), "arguments"), "session_id");
-	if ((n = http_header_one(req, PARAM_SESSION, &h)) == -1)
-		return mismatch(req, msg, PARAM_SESSION, "may appear once");
+	if ((n = http_header_one(req, HTTP_PARAM_SESSION, &h)) == -1)
+		return mismatch(req, msg, HTTP_PARAM_SESSION, "may appear once");
 	/* Absent or null in the body: the header must be absent too. */
 	if (sid == NULL || json_is_null(sid))
-		return n == 0 ? 0 : mismatch(req, msg, PARAM_SESSION,
+		return n == 0 ? 0 : mismatch(req, msg, HTTP_PARAM_SESSION,
 		    "without arguments.session_id in the body");
 	if (n == 0)
-		return required ? mismatch(req, msg, PARAM_SESSION,
+		return required ? mismatch(req, msg, HTTP_PARAM_SESSION,
 		    "is required with arguments.session_id") : 0;
 	if (!header_is(h, json_string_value(sid)))
-		return mismatch(req, msg, PARAM_SESSION,
+		return mismatch(req, msg, HTTP_PARAM_SESSION,
 		    "differs from arguments.session_id");
 	return 0;
 }
@@ -229,32 +227,6 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 	return 0;
 }
 
-/*
- * Whether a request names something this node holds: a session
- * (Mcp-Param-Session-Id, checked against the body by now), a task, an
- * artifact.  What names nothing may as well go to another node.
- */
-static int
-era_has_handle(struct evhttp_request *req, const json_t *msg)
-{
-	const char	*method = json_string_value(json_object_get(msg,
-			    "method")), *h;
-
-	return http_header_one(req, PARAM_SESSION, &h) == 1 ||
-	    strncmp(method, "tasks/", 6) == 0 ||
-	    strcmp(method, "resources/read") == 0;
-}
-
-void
-http_reply_draining(struct http_tr *tr, struct evhttp_request *req)
-{
-	const char	*self = FLEET_SELF(tr->srv->conf.fleet.node_id);
-
-	/* 503: never processed, so a router may send it elsewhere. */
-	http_reply_error(req, 503, FLEET_ERR_DRAINING, FLEET_DRAINING_FMT,
-	    self);
-}
-
 void
 http_era_post(struct http_tr *tr, struct evhttp_request *req,
     const struct http_auth *a, const json_t *msg, const char *body,
@@ -271,7 +243,7 @@ http_era_post(struct http_tr *tr, struct evhttp_request *req,
 		evhttp_send_reply(req, 202, NULL, NULL);
 		return;
 	}
-	if (tr->srv->draining && !era_has_handle(req, msg)) {
+	if (tr->srv->draining && !http_fleet_has_handle(req, msg)) {
 		http_reply_draining(tr, req);
 		return;
 	}

@@ -36,6 +36,10 @@
 #define HTTP_EARLY_MAX		(1024 * 1024)	/* before a stream starts */
 #define HTTP_STREAM_BACKLOG_MAX	(4 * 1024 * 1024) /* unsent notifications */
 #define RPC_SERVER_ERROR	-32000	/* JSON-RPC: implementation-defined */
+/* What a client that sends no MCP-Protocol-Version is assumed to speak. */
+#define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
+/* The session_id argument, which the tools' schemas mark x-mcp-header. */
+#define HTTP_PARAM_SESSION	"Mcp-Param-" SESSION_ID_HEADER
 #define HTTP_HOSTS_MAX		8
 #define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
 
@@ -182,8 +186,24 @@ int		 http_era_check(struct evhttp_request *, const json_t *msg);
  */
 int		 http_param_check(struct evhttp_request *, const json_t *msg,
 		    int required);
-/* A draining node's 503 (-31002) to a request that holds nothing here. */
+
+/*
+ * A fleet's node (http_fleet.c).  Whether a 2026-07-28 request names
+ * something a node holds (a session by Mcp-Param-Session-Id, a task, an
+ * artifact); a draining node's 503 (-31002) to one that does not.
+ */
+int		 http_fleet_has_handle(struct evhttp_request *, const json_t *msg);
 void		 http_reply_draining(struct http_tr *, struct evhttp_request *);
+/*
+ * A request inside another node's MCP session (Mcp-Session-Id) for this
+ * node's sandbox session, task or artifact, as a router sends it: served
+ * on its own, in the MCP session's revision (its header).
+ */
+int		 http_fleet_visitor(struct http_tr *, struct evhttp_request *,
+		    const json_t *msg);
+void		 http_fleet_visit(struct http_tr *, struct evhttp_request *,
+		    const struct http_auth *, const json_t *msg,
+		    const char *body, size_t len, int sse);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);
