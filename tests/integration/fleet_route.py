@@ -306,6 +306,37 @@ def drain(st, url, toka, tokb, nodes):
     st["drained"] = node
 
 
+def cut(st, url, toka, tokb, nodes):
+    """The last node drains with a call longer than its grace (1 s)."""
+    a = Modern(url, toka)
+    node = [n for n in nodes if n not in (st["victim"], st["drained"])][0]
+    sid = [s for s in st["sessions"] if node_of(s) == node][0]
+    out = {}
+
+    def running():
+        out["reply"] = a.tool("execute_python", {"session_id": sid, "code":
+                              "import time\ntime.sleep(30)"})
+
+    th = threading.Thread(target=running)
+    th.start()
+    time.sleep(0.8)
+    t0 = time.monotonic()
+    os.kill(nodes[node][1], signal.SIGTERM)
+    th.join(15)
+    if th.is_alive():
+        fail("the call outliving the grace got no answer")
+    s, m = out["reply"]
+    r = m.get("result", {})
+    text = r.get("content", [{}])[0].get("text", "")
+    if s != 200 or not r.get("isError") or \
+            not r["structuredContent"]["session_lost"] or \
+            "drain grace ran out" not in text:
+        fail("a call the grace ended: %s %s" % (s, json.dumps(m)[:400]))
+    note("draining %s with 1 s of grace: its call ended after %.1f s, the "
+         "client told its sandbox went with the drain" % (
+             node, time.monotonic() - t0))
+
+
 def main():
     phase, state, url, toka, tokb = sys.argv[1:6]
     nodes = {}
@@ -314,8 +345,8 @@ def main():
         port, pid = rest.split(":")
         nodes[name] = (int(port), int(pid))
     st = json.load(open(state)) if os.path.exists(state) else {}
-    {"route": route, "kill": kill, "drain": drain}[phase](st, url, toka,
-                                                          tokb, nodes)
+    {"route": route, "kill": kill, "drain": drain, "cut": cut}[phase](
+        st, url, toka, tokb, nodes)
     json.dump(st, open(state, "w"))
 
 

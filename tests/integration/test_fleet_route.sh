@@ -24,8 +24,8 @@ start_auditd
 mcp_rules
 mcp_tokens "user:alice" "user:bob"
 
-# node_up I: node-I with rules of its own (its uids apart from the others',
-# as separate hosts would have them) and a drain grace.
+# node_up I GRACE: node-I with rules of its own (its uids apart from the
+# others', as separate hosts would have them) and a drain grace.
 node_up() {
 	local i=$1 r="$T/rules-$1"
 	cp -R "$R" "$r"
@@ -36,14 +36,18 @@ node_up() {
 	    -e "s/^    max_per_principal: 4$/    max_per_principal: 64/" \
 	    "$r/mcp-exec.yaml"
 	grep -q "^    max_per_principal: 64" "$r/mcp-exec.yaml" || fail "sed missed sessions"
-	printf 'fleet:\n  drain_grace_s: 10\n' >>"$r/mcp-exec.yaml"
+	sed -i "s/^  drain_grace_s: 0 /  drain_grace_s: $2 /" "$r/mcp-exec.yaml"
+	grep -q "^  drain_grace_s: $2 " "$r/mcp-exec.yaml" || fail "sed missed drain_grace_s"
 	NPORT[node-$i]=$(free_port)
 	"$MX" --http "127.0.0.1:${NPORT[node-$i]}" --rules "$r" \
 	    --state-dir "$T/state-$i" --node-id "node-$i" \
 	    2>>"$T/node-$i.err" </dev/null &
 	NPID[node-$i]=$!
 }
-for i in 1 2 3; do node_up $i; done
+# node-1's grace is short: its drain, last, runs out.
+node_up 1 1
+node_up 2 10
+node_up 3 10
 for n in $NODES; do
 	for _ in $(seq 1 250); do
 		curl -s -o /dev/null "http://127.0.0.1:${NPORT[$n]}/" && continue 2
@@ -152,9 +156,27 @@ print("  node-2: %d sessions closed \"drained: ...\"; daemon_stop drain %s" %
       (len(closed), json.dumps(d)))
 EOF
 
+# The last node drains with a call that outlives its grace.
+fleet cut
+st=0; wait "${NPID[node-1]}" || st=$?
+[ $st = 0 ] || fail "node-1 exited $st"
+"$PY" - "$LOG" "${NPID[node-1]}" <<'EOF' || fail "the cut drain's records (see above)"
+import glob, json, sys
+pid = int(sys.argv[2])
+mine = [r for r in (json.loads(l) for p in sorted(glob.glob(sys.argv[1] +
+        "/audit-*.log")) for l in open(p)) if r["peer"]["pid"] == pid]
+cut = "drained: the node stopped when the drain grace ran out"
+closed = [r for r in mine if r["event"] == "session_closed"]
+assert closed and {r["reason"] for r in closed} == {cut}, closed
+ran = [r for r in mine if r["event"] == "code_execution" and r.get("session_lost")]
+assert len(ran) == 1 and ran[0]["reason"] == cut, ran
+d = [r for r in mine if r["event"] == "daemon_stop"][0]["drain"]
+assert d["calls_cut"] == 1 and d["completed"] and d["grace_s"] == 1, d
+print("  node-1: its grace ran out: the call's record and %d sessions say so" % len(closed))
+EOF
+
 kill -TERM "$HAPROXY_PID"; wait "$HAPROXY_PID" 2>/dev/null || true
 HAPROXY_PID=""
-kill -TERM "${NPID[node-1]}"; wait "${NPID[node-1]}" || fail "node-1 exited $?"
 stop_auditd
 verify >/dev/null || fail "the fleet's audit log does not verify"
 note "the shared audit log verifies"
