@@ -15,8 +15,8 @@
 
 #define FLEET_NODE_MAX		64	/* a DNS label (63) and its NUL */
 #define FLEET_SEP		'.'	/* handle "." node */
-/* What a node part adds to a handle: the separator and the label. */
-#define FLEET_SUFFIX_MAX	(1 + FLEET_NODE_MAX - 1)
+/* What a node part adds to a handle: "." and a label of up to 63. */
+#define FLEET_SUFFIX_MAX	FLEET_NODE_MAX
 #define FLEET_DRAIN_MAX_S	3600	/* fleet.drain_grace_s at most */
 
 /*
@@ -28,8 +28,7 @@
 #define FLEET_ERR_DRAINING	-31002	/* no new sessions here: go elsewhere */
 #define FLEET_ERR_WRONG_NODE	-31003	/* the handle is another node's */
 
-/* data.reason of those errors. */
-#define FLEET_NODE_GONE		"node_gone"	/* the router's only */
+/* data.reason of those errors (the router's own is "node_gone"). */
 #define FLEET_NODE_DRAINING	"node_draining"
 #define FLEET_WRONG_NODE	"wrong_node"
 

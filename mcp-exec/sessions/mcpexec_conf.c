@@ -1,8 +1,9 @@
 /*
  * Loads rules/mcp-exec.yaml: the server's state directory, uid range,
  * cgroup placement, server section (sockets, limits, sessions, tasks,
- * listen, HTTP) and fleet section (node id, drain).  Operator input: every key is type- and range-checked
- * and unknown keys are errors (profiles are profile.c's).
+ * listen, HTTP) and fleet section (node id, drain).  Operator input:
+ * every key is type- and range-checked and unknown keys are errors
+ * (profiles are profile.c's).
  */
 #include <stdio.h>
 #include <string.h>

@@ -55,7 +55,8 @@ struct call {
 	int			 interrupt_when_sent;	/* cancelled while sending */
 	int			 driver_died;	/* its control socket closed */
 	const char		*kill_reason;	/* why the session ends */
-	const char		*abort_reason;	/* call_abort's: the session's end */
+	const char		*abort_reason;	/* call_abort's: why the
+						   session ends */
 	json_t			*results;	/* checked, from "done" */
 	int			 results_truncated;
 };

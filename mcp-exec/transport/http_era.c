@@ -3,10 +3,9 @@
  * its own.  Before the body reaches the protocol, the headers that mirror
  * it (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-Session-Id)
  * must say exactly what the body says: a proxy that routes on them must
- * see what we run.  Each
- * request gets a connection of its own that ends with it; closing the
- * response stream cancels the call.  Trusts the principal authenticate()
- * found, nothing else.
+ * see what we run.  Each request gets a connection of its own that ends
+ * with it; closing the response stream cancels the call.  Trusts the
+ * principal authenticate() found, nothing else.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +161,8 @@ http_param_check(struct evhttp_request *req, const json_t *msg,
 		sid = json_object_get(json_object_get(json_object_get(msg,
 		    "params"), "arguments"), "session_id");
 	if ((n = http_header_one(req, HTTP_PARAM_SESSION, &h)) == -1)
-		return mismatch(req, msg, HTTP_PARAM_SESSION, "may appear once");
+		return mismatch(req, msg, HTTP_PARAM_SESSION,
+		    "may appear once");
 	/* Absent or null in the body: the header must be absent too. */
 	if (sid == NULL || json_is_null(sid))
 		return n == 0 ? 0 : mismatch(req, msg, HTTP_PARAM_SESSION,

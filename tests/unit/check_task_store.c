@@ -70,7 +70,8 @@ START_TEST(test_roundtrip_and_restart)
 {
 	struct task_store	 st;
 	struct task_rec		*done, *running, *t;
-	char			 dir[PATH_MAX], id_done[TASK_ID_MAX], id_run[TASK_ID_MAX];
+	char			 dir[PATH_MAX], id_done[TASK_ID_MAX];
+	char			 id_run[TASK_ID_MAX];
 
 	conf_init(8, 8);
 	tu_tmpdir(dir, sizeof(dir));
@@ -127,7 +128,8 @@ START_TEST(test_hostile_files)
 {
 	struct task_store	 st;
 	struct task_rec		*t;
-	char			 dir[1024], p[PATH_MAX], good[TASK_ID_MAX], rec[PATH_MAX];
+	char			 dir[1024], p[PATH_MAX], rec[PATH_MAX];
+	char			 good[TASK_ID_MAX];
 	char			*big;
 	json_t			*o;
 	const char		*id = "0123456789abcdef0123456789abcdef";
@@ -307,7 +309,8 @@ START_TEST(test_expiry)
 {
 	struct task_store	 st;
 	struct task_rec		*a, *b, *c;
-	char			 dir[PATH_MAX], ida[TASK_ID_MAX], idb[TASK_ID_MAX], idc[TASK_ID_MAX];
+	char			 dir[PATH_MAX], ida[TASK_ID_MAX];
+	char			 idb[TASK_ID_MAX], idc[TASK_ID_MAX];
 	int			 running = 1;
 
 	conf_init(8, 8);
