@@ -1,12 +1,11 @@
 /*
- * sessions/fleet.c and the `fleet:` section of mcp-exec.yaml: handles
- * that name their node (and keep 128 random bits), the node part read
- * back from a client's string (a label, or nothing), and node ids that
- * are DNS labels or refused at load.
+ * sessions/fleet.c: handles that name their node (and keep 128 random
+ * bits), the node part read back from a client's string (a label, or
+ * nothing), node ids that are DNS labels, and the data of its errors.
+ * The `fleet:` section of mcp-exec.yaml is check_profile's.
  */
 #include "testutil.h"
 #include "sessions/fleet.h"
-#include "sessions/profile.h"
 #include "sessions/session.h"
 
 START_TEST(test_node_ids_are_labels)
@@ -100,52 +99,6 @@ START_TEST(test_error_data_quotes_only_plain_handles)
 }
 END_TEST
 
-static void
-conf_with(char *dir, size_t len, const char *yaml)
-{
-	char	 p[PATH_MAX];
-
-	tu_tmpdir(dir, len);
-	tu_path(p, sizeof(p), dir, MCPEXEC_CONFIG);
-	tu_write(p, yaml, strlen(yaml));
-}
-
-START_TEST(test_fleet_section)
-{
-	static const char *const bad[] = {
-		"fleet: {node_id: Node-1}\n",
-		"fleet: {node_id: node.1}\n",
-		"fleet: {node_id: \"\"}\n",
-		"fleet: {node_id: 7}\n",
-		"fleet: {drain_grace_s: -1}\n",
-		"fleet: {drain_grace_s: 3601}\n",
-		"fleet: {node: n}\n",
-	};
-	struct mcpexec_conf	 c;
-	char			 dir[PATH_MAX];
-	size_t			 i;
-
-	/* Absent or ~: one host, and SIGTERM stops at once. */
-	conf_with(dir, sizeof(dir), "server: {}\n");
-	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
-	ck_assert_str_eq(c.fleet.node_id, "");
-	ck_assert_uint_eq(c.fleet.drain_grace_s, 0);
-	conf_with(dir, sizeof(dir), "fleet: {node_id: ~, drain_grace_s: ~}\n");
-	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
-	ck_assert_str_eq(c.fleet.node_id, "");
-	conf_with(dir, sizeof(dir), "fleet: {node_id: stockade-node-2, "
-	    "drain_grace_s: 25}\n");
-	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
-	ck_assert_str_eq(c.fleet.node_id, "stockade-node-2");
-	ck_assert_uint_eq(c.fleet.drain_grace_s, 25);
-	for (i = 0; i < nitems(bad); i++) {
-		conf_with(dir, sizeof(dir), bad[i]);
-		ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
-		    bad[i]);
-	}
-}
-END_TEST
-
 static Suite *
 fleet_suite(void)
 {
@@ -156,7 +109,6 @@ fleet_suite(void)
 	tcase_add_test(tc, test_handles_name_their_node);
 	tcase_add_test(tc, test_node_part_of_hostile_strings);
 	tcase_add_test(tc, test_error_data_quotes_only_plain_handles);
-	tcase_add_test(tc, test_fleet_section);
 	suite_add_tcase(s, tc);
 	return s;
 }
