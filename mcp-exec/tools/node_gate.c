@@ -19,6 +19,7 @@ tool_node_gate(struct tool_req *rq, const char *tool, const json_t *args)
 	const char	*self = FLEET_SELF(srv->conf.fleet.node_id);
 	const char	*sid;
 	char		 node[FLEET_NODE_MAX];
+	int		 runs;
 
 	sid = json_string_value(json_object_get(args, "session_id"));
 	if (fleet_foreign(srv->conf.fleet.node_id, sid, node)) {
@@ -28,20 +29,24 @@ tool_node_gate(struct tool_req *rq, const char *tool, const json_t *args)
 		    self);
 		return -1;
 	}
-	/* Draining: files and close_session still serve, so that a client
-	 * can take its results out; nothing new runs. */
-	if (!srv->draining || (strcmp(tool, "execute_python") != 0 &&
-	    strcmp(tool, "run_command") != 0))
+	if (!srv->draining)
 		return 0;
-	if (sid != NULL) {
-		/* Anyone else's, or none: "not found", as ever. */
-		if (session_find(srv, sid, rq->principal) == NULL)
-			return 0;
+	/* Draining: files and close_session still serve, so that a client
+	 * can take its results out; nothing new runs.  Once the drain has
+	 * closed the sessions (the last moment before the node stops),
+	 * every session is lost, whoever asks: no oracle in that. */
+	runs = strcmp(tool, "execute_python") == 0 ||
+	    strcmp(tool, "run_command") == 0;
+	if (sid != NULL && (srv->stopping || (runs &&
+	    session_find(srv, sid, rq->principal) != NULL))) {
 		counters_call(&srv->counters, tool, COUNT_REFUSED);
 		tool_fault_data(rq, TOOL_SESSION_LOST, fleet_error_data(
 		    FLEET_NODE_DRAINING, self, sid), FLEET_LOST_FMT, self);
 		return -1;
 	}
+	/* Anyone else's session, or none: "not found", as ever. */
+	if (sid != NULL || !runs)
+		return 0;
 	counters_call(&srv->counters, tool, COUNT_REFUSED);
 	tool_fault_data(rq, TOOL_DRAINING, fleet_error_data(
 	    FLEET_NODE_DRAINING, self, NULL), FLEET_DRAINING_FMT, self);
