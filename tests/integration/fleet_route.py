@@ -54,6 +54,21 @@ def gone(pid):
         return True
 
 
+def started(a, sid):
+    """Waits until the call running in sid has written /workspace/started
+    (list_files serves while a call runs): it is on its node, running."""
+    for _ in range(200):
+        s, m = a.tool("list_files", {"session_id": sid})
+        if any(f["name"] == "started" for f in
+               result(s, m, "list_files")["structuredContent"]["files"]):
+            return
+        time.sleep(0.05)
+    fail("the call in %s did not start" % sid)
+
+
+RUNNING = "open('/workspace/started', 'w').close()\nimport time\ntime.sleep(%d)\n"
+
+
 def route(st, url, toka, tokb, nodes):
     a = Modern(url, toka)
     names = list(nodes)
@@ -256,15 +271,20 @@ def drain(st, url, toka, tokb, nodes):
 
     def running():
         out["reply"] = a.tool("execute_python", {"session_id": mine[0], "code":
-                              "import time\ntime.sleep(2.5)\nprint(tag)"})
+                              RUNNING % 4 + "print(tag)"})
 
     th = threading.Thread(target=running)
     th.start()
-    time.sleep(0.8)
+    started(a, mine[0])
     t0 = time.monotonic()
     os.kill(pid, signal.SIGTERM)
-    time.sleep(0.3)
-    s, m = a.tool("execute_python", {"code": "print(tag)", "session_id": mine[1]})
+    # Until the signal is seen, such a call still runs (and is harmless).
+    for _ in range(100):
+        s, m = a.tool("execute_python", {"code": "print(tag)",
+                                         "session_id": mine[1]})
+        if "error" in m:
+            break
+        time.sleep(0.05)
     e = error(s, m, LOST, "new code in a draining node's session")
     if e["data"]["reason"] != "node_draining" or e["data"]["node"] != node:
         fail("draining data: %s" % m)
@@ -315,11 +335,11 @@ def cut(st, url, toka, tokb, nodes):
 
     def running():
         out["reply"] = a.tool("execute_python", {"session_id": sid, "code":
-                              "import time\ntime.sleep(30)"})
+                              RUNNING % 30})
 
     th = threading.Thread(target=running)
     th.start()
-    time.sleep(0.8)
+    started(a, sid)
     t0 = time.monotonic()
     os.kill(nodes[node][1], signal.SIGTERM)
     th.join(15)
