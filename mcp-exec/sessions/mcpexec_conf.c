@@ -1,8 +1,9 @@
 /*
  * Loads rules/mcp-exec.yaml: the server's state directory, uid range,
- * cgroup placement and server section (sockets, limits, sessions, tasks,
- * listen, HTTP).  Operator input: every key is type- and range-checked
- * and unknown keys are errors (profiles are profile.c's).
+ * cgroup placement, server section (sockets, limits, sessions, tasks,
+ * listen, HTTP) and fleet section (node id, drain).  Operator input:
+ * every key is type- and range-checked and unknown keys are errors
+ * (profiles are profile.c's).
  */
 #include <stdio.h>
 #include <string.h>
@@ -227,11 +228,33 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	}
 }
 
+static void
+fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
+{
+	static const char *const keys[] = { "node_id", "drain_grace_s",
+	    NULL };
+	const char	*s;
+	int64_t		 i;
+
+	conf_check_keys(ctx, o, keys);
+	if (conf_get_string(ctx, o, "node_id", &s) == 1) {
+		if (!fleet_node_ok(s))
+			conf_error(ctx, json_object_get(o, "node_id"),
+			    "node_id: a DNS label (a-z, 0-9, '-'; 1 to %d; "
+			    "no '-' at either end)", FLEET_NODE_MAX - 1);
+		else
+			snprintf(f->node_id, sizeof(f->node_id), "%s", s);
+	}
+	if (conf_get_int(ctx, o, "drain_grace_s", 0, FLEET_DRAIN_MAX_S,
+	    &i) == 1)
+		f->drain_grace_s = (unsigned)i;
+}
+
 int
 mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 {
 	static const char *const top[] = { "state_dir", "default_profile",
-	    "uids", "cgroup", "server", NULL };
+	    "uids", "cgroup", "server", "fleet", NULL };
 	static const char *const uid_keys[] = { "first", "count", NULL };
 	static const char *const cg_keys[] = { "version", "parent", NULL };
 	static const char *const versions[] = { "auto", "v1", "v2", NULL };
@@ -275,6 +298,8 @@ mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 		}
 		if (conf_get_object(&ctx, root, "server", &sub) == 1)
 			server_section(&ctx, sub, &c->server);
+		if (conf_get_object(&ctx, root, "fleet", &sub) == 1)
+			fleet_section(&ctx, sub, &c->fleet);
 		if (conf_get_object(&ctx, root, "cgroup", &sub) == 1) {
 			conf_check_keys(&ctx, sub, cg_keys);
 			if (conf_get_enum(&ctx, sub, "version", versions, &e) == 1)

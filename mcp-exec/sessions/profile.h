@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "fleet.h"
 #include "hash.h"
 #include "sandbox/artifacts.h"
 #include "sandbox/sandbox.h"
@@ -86,6 +87,15 @@ struct server_conf {
 	unsigned	norigins;
 };
 
+/* The `fleet:` section: this server as one node of many. */
+struct fleet_conf {
+	/* Ends every handle this server mints ("": none, one host). */
+	char		node_id[FLEET_NODE_MAX];
+	/* SIGTERM: how long running calls may go on, with no new ones
+	 * taken, before the sessions close (0: they close at once). */
+	unsigned	drain_grace_s;
+};
+
 struct mcpexec_conf {
 	char			path[PATH_MAX];
 	char			state_dir[PATH_MAX];
@@ -93,6 +103,7 @@ struct mcpexec_conf {
 	struct idmap_conf	idmap;
 	struct cgroup_conf	cgroup;
 	struct server_conf	server;
+	struct fleet_conf	fleet;
 };
 
 struct profile {

@@ -38,6 +38,7 @@ struct server_opts {
 	const char		*state_dir;	/* NULL: the rules' */
 	const char		*audit_socket;
 	const char		*netguard_socket;
+	const char		*node_id;	/* NULL: fleet.node_id */
 	int			 http;	/* --http: principals.yaml's keys and mTLS */
 };
 
@@ -73,6 +74,9 @@ struct server {
 						   for calls in flight; 0: none */
 	struct event		*reaper;
 	int			 stopping;
+	/* SIGTERM with fleet.drain_grace_s (drain.c): no new sessions or
+	 * calls; running calls finish, then the sessions close. */
+	int			 draining;
 	/* What sessions and tools publish for ops/ to read. */
 	struct counters		 counters;
 	json_t			*live;		/* sessions_describe at the

@@ -202,7 +202,7 @@ session_end(struct session *s, const char *event, const char *reason)
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
 	if (s->call != NULL)
-		call_abort(s->call);
+		call_abort(s->call, reason);
 	if (srv->quota != NULL)
 		quota_session_close(srv->quota, &s->bill);
 	sessions_publish(srv);

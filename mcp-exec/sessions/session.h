@@ -16,10 +16,15 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "fleet.h"
 #include "quota.h"
 #include "server.h"
 
-#define SESSION_ID_MAX		40	/* "sess_" + 32 hex */
+#define SESSION_ID_RANDOM	16	/* bytes: 128 bits, unguessable */
+#define SESSION_ID_PREFIX	"sess_"
+/* "sess_" + 32 hex [+ "." node] + NUL */
+#define SESSION_ID_MAX		(5 + 2 * SESSION_ID_RANDOM + \
+				    FLEET_SUFFIX_MAX + 1)
 #define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
 
 #define CALL_DRAIN_MS		500	/* reading after the code is done */

@@ -780,6 +780,8 @@ tools_call(struct tool_req *rq, const json_t *params)
 	if (strcmp(name, "list_sessions") == 0 &&
 	    !tool_permitted(rq, "close_session"))
 		goto out;
+	if (tool_node_gate(rq, name, args) == -1)
+		goto out;
 	if (strcmp(name, "execute_python") == 0)
 		execute_python(rq, args, token);
 	else if (strcmp(name, "close_session") == 0)

@@ -106,6 +106,13 @@ void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
 	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
 	    int created, const struct quota_bill *);
+/*
+ * node_gate.c: a session_id of another node (TOOL_WRONG_NODE), or new
+ * code on a node that drains (TOOL_DRAINING, TOOL_SESSION_LOST): -1
+ * after the fault (ends rq); 0 lets the tool run.
+ */
+int	tool_node_gate(struct tool_req *, const char *tool,
+	    const json_t *args);
 /* session_tools.c: the caller's own sessions. */
 void	tools_close_session(struct tool_req *, const json_t *args);
 void	tools_list_sessions(struct tool_req *, const json_t *args);

@@ -290,6 +290,42 @@ START_TEST(test_server_caps)
 }
 END_TEST
 
+START_TEST(test_fleet_section)
+{
+	static const char *const bad_fleet[] = {
+		"fleet: {node_id: Node-1}\n",
+		"fleet: {node_id: node.1}\n",
+		"fleet: {node_id: \"\"}\n",
+		"fleet: {node_id: 7}\n",
+		"fleet: {drain_grace_s: -1}\n",
+		"fleet: {drain_grace_s: 3601}\n",
+		"fleet: {node: n}\n",
+	};
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+	size_t			 i;
+
+	/* Absent or ~: one host, and SIGTERM stops at once. */
+	conf_with(dir, sizeof(dir), "server: {}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "");
+	ck_assert_uint_eq(c.fleet.drain_grace_s, 0);
+	conf_with(dir, sizeof(dir), "fleet: {node_id: ~, drain_grace_s: ~}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "");
+	conf_with(dir, sizeof(dir), "fleet: {node_id: stockade-node-2, "
+	    "drain_grace_s: 25}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "stockade-node-2");
+	ck_assert_uint_eq(c.fleet.drain_grace_s, 25);
+	for (i = 0; i < nitems(bad_fleet); i++) {
+		conf_with(dir, sizeof(dir), bad_fleet[i]);
+		ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
+		    bad_fleet[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_netguard_socket_parsed)
 {
 	struct mcpexec_conf	 c;
@@ -433,6 +469,7 @@ profile_suite(void)
 	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
 	tcase_add_test(tc, test_server_defaults);
 	tcase_add_test(tc, test_netguard_socket_parsed);
+	tcase_add_test(tc, test_fleet_section);
 	tcase_add_test(tc, test_server_caps);
 	tcase_add_test(tc, test_allowed_origins_accepted);
 	tcase_add_test(tc, test_allowed_origins_sixteen_accepted);
