@@ -290,7 +290,9 @@ code(FILE *f, const json_t *s, const json_t *d, const char *log_dir)
 		    strlen(str(s, "code_tail") ? str(s, "code_tail") : ""),
 		    NULL);
 	} else
-		fprintf(f, "%s</p>\n", ret != NULL && strcmp(ret, "full") == 0 ?
+		fprintf(f, "%s</p>\n", s == NULL ? "Its execution_started "
+		    "record, which says what was retained, is not in the "
+		    "selection." : ret != NULL && strcmp(ret, "full") == 0 ?
 		    "Retained in full, but no intact copy was found." :
 		    "Only its hash was retained.");
 }
@@ -376,7 +378,7 @@ session(FILE *f, const json_t *sess, const char *log_dir)
 	    "rule_id", "severity", "detail" };
 	static const char *const net_cols[] = { "seq", "ts", "event",
 	    "protocol", "dst_ip", "dst_port", "name", "rule", "bytes_out",
-	    "bytes_in", "decision" };
+	    "bytes_in", "decision", "policy", "nft_sha256" };
 	static const char *const ev_cols[] = { "seq", "ts", "event", "reason",
 	    "profile", "sandbox", "seccomp_sha256", "nft_sha256", "message" };
 	const json_t	*calls = json_object_get(sess, "calls"), *c, *s, *d;

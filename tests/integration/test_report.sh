@@ -21,7 +21,8 @@ sid=$(sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' "$T/a.out" | head -1
 # Hostile names: markup, a javascript: URL, bidi and zero-width characters.
 mcp_call a 2 "{\"session_id\":\"$sid\",\"code\":\"for n in ['<script>alert(1).txt', 'javascript:alert(2)', 'invoice\\u202egnp.exe', 'a\\u200bb.txt']: open('/workspace/' + n, 'w').write('x')\\nprint('A' * 1048576)\"}" |
 	grep -q '"isError":false' || fail "call 2 did not run: $(tail -c 300 "$T/a.out")"
-{ printf '{"event":"call_refused","principal":"local","session_id":"%s","tool":"execute_python","reason":"pattern rule denies this code","rule_id":"PY-EXEC-001","severity":"high","detail":"<img src=x onerror=alert(3)>"}\n' "$sid"
+{ printf '{"event":"egress_attached","session_id":"%s","sandbox":"sb1","policy":"web","level":"L2","nft_sha256":"sha256:%s"}\n' "$sid" "$(printf 'cd%.0s' $(seq 32))"
+  printf '{"event":"call_refused","principal":"local","session_id":"%s","tool":"execute_python","reason":"pattern rule denies this code","rule_id":"PY-EXEC-001","severity":"high","detail":"<img src=x onerror=alert(3)>"}\n' "$sid"
   printf '{"event":"egress_denied","session_id":"%s","protocol":"tcp","dst_ip":"192.0.2.7","dst_port":443,"rule":"policy"}\n' "$sid"
   printf '{"event":"egress_flow","session_id":"%s","protocol":"tcp","dst_ip":"198.51.100.9","dst_port":443,"rule":"allow[0]","name":"pypi.example","bytes_out":512,"bytes_in":4096,"packets_out":4,"packets_in":5}\n' "$sid"
   printf '{"event":"operator_note","principal":"officer","message":"<script>fetch(\\"http://192.0.2.1/\\")</script> checked"}\n'
@@ -50,7 +51,8 @@ grep -q '&lt;img src=x onerror=alert(3)&gt;' "$h" || fail "refusal detail not es
 grep -q 'pypi.example' "$h" || fail "egress flow not listed"
 grep -q '<svg class=timeline' "$h" || fail "no timeline"
 [ "$(grep -o '<rect class="mark' "$h" | wc -l)" -ge 3 ] || fail "refusal, denial and flow not drawn"
-grep -q 'seccomp_sha256' "$h" || fail "no seccomp digest"
+grep -q 'session_created</td>.*sha256:[0-9a-f]\{64\}' "$h" || fail "no seccomp digest"
+grep -q "sha256:$(printf 'cd%.0s' $(seq 32))" "$h" || fail "no nftables digest"
 grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$h" &&
 	fail "live markup in the page: $(grep -io '<script[^>]*>\|<img[^>]*>' "$h" | head -3)"
 "$PY" - "$h" <<'PY' || fail "markup check (see above)"
