@@ -211,10 +211,7 @@ int
 audit_report(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "principal", required_argument, NULL, 'P' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'U' },
+		BUNDLE_FILTER_LONGOPTS,
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -234,12 +231,10 @@ audit_report(int argc, char *argv[])
 	dir[0] = '\0';
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		if (bundle_filter_opt(&f, ch, optarg) == 0)
+			continue;
 		switch (ch) {
 		case 'o': out = optarg; break;
-		case 's': f.session = optarg; break;
-		case 'P': f.principal = optarg; break;
-		case 'S': f.since = optarg; break;
-		case 'U': f.until = optarg; break;
 		case 'p': pubpath = optarg; break;
 		default: return EXIT_USAGE;
 		}

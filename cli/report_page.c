@@ -65,6 +65,15 @@ row(FILE *f, const char *label, const json_t *o, const char *key)
 	fputs("</td></tr>\n", f);
 }
 
+/* <td>v</td>; v NULL gives an empty cell. */
+static void
+cell(FILE *f, const json_t *v)
+{
+	fputs("<td>", f);
+	report_esc_json(f, v);
+	fputs("</td>", f);
+}
+
 /* An array of objects as a table of the given columns. */
 static void
 table(FILE *f, const char *caption, const json_t *a, const char *const *cols,
@@ -86,11 +95,8 @@ table(FILE *f, const char *caption, const json_t *a, const char *const *cols,
 			break;
 		}
 		fputs("<tr>", f);
-		for (j = 0; j < ncols; j++) {
-			fputs("<td>", f);
-			report_esc_json(f, json_object_get(e, cols[j]));
-			fputs("</td>", f);
-		}
+		for (j = 0; j < ncols; j++)
+			cell(f, json_object_get(e, cols[j]));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -381,8 +387,10 @@ session(FILE *f, const json_t *sess, const char *log_dir)
 	    "bytes_in", "decision", "policy", "nft_sha256" };
 	static const char *const ev_cols[] = { "seq", "ts", "event", "reason",
 	    "profile", "sandbox", "seccomp_sha256", "nft_sha256", "message" };
+	static const char *const end_cols[] = { "exit_code", "duration_ms",
+	    "stdout_bytes", "stderr_bytes" };
 	const json_t	*calls = json_object_get(sess, "calls"), *c, *s, *d;
-	size_t		 i;
+	size_t		 i, j;
 
 	fputs("<section class=session><h2>Session <code>", f);
 	esc(f, str(sess, "id"));
@@ -400,25 +408,18 @@ session(FILE *f, const json_t *sess, const char *log_dir)
 		}
 		s = json_object_get(c, "started");
 		d = json_object_get(c, "done");
-		fprintf(f, "<tr><td>%zu</td><td>%lld</td><td>", i + 1,
-		    json_integer_value(json_object_get(d ? d : s, "seq")));
-		report_esc_json(f, json_object_get(s ? s : d, "ts"));
-		fputs("</td><td>", f);
-		report_esc_json(f, json_object_get(d ? d : s, "tool"));
-		fputs("</td><td>", f);
-		report_esc_json(f, d ? json_object_get(d, "end") : NULL);
-		fputs(d ? "" : "no end recorded", f);
-		fputs("</td><td>", f);
-		report_esc_json(f, json_object_get(d, "exit_code"));
-		fputs("</td><td>", f);
-		report_esc_json(f, json_object_get(d, "duration_ms"));
-		fputs("</td><td>", f);
-		report_esc_json(f, json_object_get(d, "stdout_bytes"));
-		fputs("</td><td>", f);
-		report_esc_json(f, json_object_get(d, "stderr_bytes"));
-		fputs("</td><td class=hash>", f);
-		report_esc_json(f, json_object_get(s ? s : d, "code_hash"));
-		fputs("</td></tr>\n", f);
+		fprintf(f, "<tr><td>%zu</td>", i + 1);
+		cell(f, json_object_get(d ? d : s, "seq"));
+		cell(f, json_object_get(s ? s : d, "ts"));
+		cell(f, json_object_get(d ? d : s, "tool"));
+		if (d == NULL)
+			fputs("<td>no end recorded</td>", f);
+		else
+			cell(f, json_object_get(d, "end"));
+		for (j = 0; j < nitems(end_cols); j++)
+			cell(f, json_object_get(d, end_cols[j]));
+		cell(f, json_object_get(s ? s : d, "code_hash"));
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 	json_array_foreach(calls, i, c) {
