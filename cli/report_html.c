@@ -215,7 +215,7 @@ report_timeline(FILE *f, const json_t *calls, const json_t *events)
 		return;
 	fprintf(f, "<svg class=timeline role=img width=%d height=%d "
 	    "viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">"
-	    "<text x=2 y=13>calls</text><text x=2 y=31>refusals</text>"
+	    "<text x=2 y=13>calls</text><text x=2 y=31>events</text>"
 	    "<text x=2 y=49>network</text>", SVG_WIDTH, 3 * SVG_LANE + 16,
 	    SVG_WIDTH, 3 * SVG_LANE + 16);
 	json_array_foreach(calls, i, c) {

@@ -36,7 +36,8 @@ static const char style[] =
 "rect.timeout,rect.oom,rect.lost{fill:#c00}rect.open{fill:#999}"
 "rect.mark{fill:#36c}rect.call_refused,rect.egress_denied,"
 "rect.artifact_refused,rect.dns_tunnel_suspected{fill:#c0c}"
-"@media print{details{display:block}pre{max-height:none}"
+"@media print{details::details-content{content-visibility:visible;"
+"display:block}pre{max-height:none}"
 "body{margin:0}}";
 
 static const char *
@@ -575,6 +576,7 @@ report_render(FILE *f, const struct report_verdict *v, const json_t *records,
 		session(f, s, log_dir);
 	}
 	fputs("<section id=other><h2>Records outside any session</h2>\n", f);
+	report_timeline(f, NULL, other);	/* notes, sign-ins, refusals */
 	table(f, "refusals, sign-ins, notes and daemon records", other,
 	    other_cols, nitems(other_cols));
 	fputs("</section>\n</body></html>\n", f);

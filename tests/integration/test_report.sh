@@ -67,6 +67,10 @@ PY
 rep "$LOG" --session "$sid" --pubkey "$PUB" -o "$T/live2.html" >/dev/null
 cmp -s "$T/live.html" "$T/live2.html" || fail "two renderings differ"
 note "live log: verified verdict and key id, retained code with its hit marked, hostile names inert, deterministic"
+rep "$LOG" --pubkey "$PUB" -o "$T/all.html" >/dev/null || fail "report of the whole log"
+grep -q '<rect class="mark operator_note"' "$T/all.html" || fail "the note is not on a timeline"
+grep -q '&lt;script&gt;fetch(&quot;http://192.0.2.1/&quot;)&lt;/script&gt; checked' "$T/all.html" ||
+	fail "the operator note is not shown escaped"
 rep "$LOG" --session "$sid" -o "$T/nokey.html" >/dev/null || fail "report without a key"
 grep -q 'class="verdict unsigned"' "$T/nokey.html" || fail "no key, but not said"
 
