@@ -109,7 +109,8 @@ verdict(FILE *f, const struct report_verdict *v)
 	static const char *const cls[] = { "intact", "unsigned", "tampered" };
 	static const char *const head[] = {
 		"Verified: the chain is intact and its checkpoints are signed",
-		"Chain intact, signatures NOT checked (no public key given)",
+		"Chain intact, but no public key was given: the signatures "
+		    "prove nothing yet",
 		"TAMPERED: the audit trail does not verify",
 	};
 	const json_t	*c = v->cover;
@@ -137,7 +138,7 @@ verdict(FILE *f, const struct report_verdict *v)
 		fputs("</span>, at ", f);
 		esc(f, str(c, "cp_ts"));
 		fprintf(f, "%s.</p>\n", v->state == REPORT_INTACT ? "" :
-		    " (signature not checked)");
+		    " (signature not checked against a key you hold)");
 	} else if (v->need_signed > 0)
 		fprintf(f, "<p class=cut>No checkpoint signs the selection's "
 		    "last record (seq %llu) yet: records after the last "
