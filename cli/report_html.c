@@ -149,15 +149,26 @@ xpos(int64_t ms, int64_t t0, int64_t span)
 	    span);
 }
 
-/* A mark's tooltip: the event and its seq, escaped. */
+/* A mark's tooltip: the event, its seq and what it was about, escaped. */
 static void
 svg_title(FILE *f, const json_t *rec, const char *what)
 {
+	static const char *const keys[] = { "ts", "reason", "rule_id",
+	    "dst_ip", "dst_port", "name", "bytes_out", "bytes_in",
+	    "duration_ms", "exit_code", "message" };
+	const json_t	*v;
+	size_t		 i;
+
 	fputs("<title>", f);
 	report_esc(f, what, strlen(what));
-	fprintf(f, " seq %lld ", json_integer_value(json_object_get(rec,
+	fprintf(f, " seq %lld", json_integer_value(json_object_get(rec,
 	    "seq")));
-	report_esc_json(f, json_object_get(rec, "ts"));
+	for (i = 0; i < nitems(keys); i++) {
+		if ((v = json_object_get(rec, keys[i])) == NULL)
+			continue;
+		fprintf(f, " %s=", keys[i]);
+		report_esc_json(f, v);
+	}
 	fputs("</title>", f);
 }
 
@@ -249,7 +260,11 @@ report_timeline(FILE *f, const json_t *calls, const json_t *events)
 		svg_title(f, e, ev ? ev : "record");
 		fputs("</rect>", f);
 	}
-	fputs("</svg>\n", f);
+	fputs("</svg>\n<p class=legend>Calls: <span class=ok>exited 0</span>"
+	    ", <span class=fail>other exit</span>, <span class=bad>timeout, "
+	    "OOM or lost</span>, <span class=open>no end recorded</span>; "
+	    "marks: <span class=deny>refusals and denials</span>, <span "
+	    "class=ev>other events</span> (hover for details).</p>\n", f);
 	if (n > REPORT_MARKS_MAX)
 		fprintf(f, "<p class=cut>The timeline draws the first %d calls "
 		    "and events; the tables below count them all.</p>\n",

@@ -22,6 +22,7 @@ static const char style[] =
 "h1{font-size:1.5em}h2{font-size:1.2em;border-top:1px solid #999;"
 "padding-top:.5em}h3{font-size:1em}"
 "table{border-collapse:collapse;margin:.3em 0}"
+"section table{display:block;overflow-x:auto;max-width:100%}"
 "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;"
 "vertical-align:top;font-size:13px}th{background:#eee}"
 "pre{background:#f6f6f6;padding:4px;white-space:pre-wrap;"
@@ -36,6 +37,10 @@ static const char style[] =
 "rect.timeout,rect.oom,rect.lost{fill:#c00}rect.open{fill:#999}"
 "rect.mark{fill:#36c}rect.call_refused,rect.egress_denied,"
 "rect.artifact_refused,rect.dns_tunnel_suspected{fill:#c0c}"
+".legend span{padding:0 4px;color:#fff}.legend .ok{background:#4a4}"
+".legend .fail{background:#e90}.legend .bad{background:#c00}"
+".legend .open{background:#999}.legend .deny{background:#c0c}"
+".legend .ev{background:#36c}"
 "@media print{details::details-content{content-visibility:visible;"
 "display:block}pre{max-height:none}"
 "body{margin:0}}";
@@ -128,7 +133,15 @@ verdict(FILE *f, const struct report_verdict *v)
 		fputs("<p><strong>Nothing below is authenticated.</strong> It "
 		    "is shown as the files hold it, to help find what was "
 		    "changed.</p>\n", f);
-	if (c != NULL) {
+	if (c != NULL && v->state == REPORT_TAMPERED) {
+		fprintf(f, "<p>A checkpoint record at seq %lld claims to sign "
+		    "seq %lld (key id <span class=hash>", json_integer_value(
+		    json_object_get(c, "seq")), json_integer_value(
+		    json_object_get(c, "cp_seq")));
+		esc(f, str(c, "key_id"));
+		fputs("</span>); the chain does not verify, so it proves "
+		    "nothing here.</p>\n", f);
+	} else if (c != NULL) {
 		fprintf(f, "<p>The selection (last record seq %llu) is complete "
 		    "up to the checkpoint at seq %lld, which signs seq %lld, "
 		    "key id <span class=hash>", (unsigned long long)

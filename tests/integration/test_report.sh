@@ -92,6 +92,8 @@ sed -i "/^{\"seq\":$seq,/s/\"stdout_bytes\":3/\"stdout_bytes\":4/" "$f"
 grep -q "^{\"seq\":$seq,.*\"stdout_bytes\":4" "$f" || fail "tampering missed"
 out=$(rep "$T/bad" --session "$sid" --pubkey "$PUB" -o "$T/bad.html") && fail "tampered log reported as intact"
 grep -q 'class="verdict tampered"' "$T/bad.html" || fail "no tampered verdict"
+grep -q 'the chain does not verify, so it proves nothing here' "$T/bad.html" ||
+	fail "a tampered log's checkpoint is presented as proof"
 grep -q "seq $seq:" "$T/bad.html" || fail "verdict does not name seq $seq: $(grep -o 'How: <code>[^<]*' "$T/bad.html")"
 note "tampered: exit 1, the verdict names seq $seq"
 
