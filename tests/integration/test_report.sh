@@ -21,6 +21,9 @@ sid=$(sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' "$T/a.out" | head -1
 # Hostile names: markup, a javascript: URL, bidi and zero-width characters.
 mcp_call a 2 "{\"session_id\":\"$sid\",\"code\":\"for n in ['<script>alert(1).txt', 'javascript:alert(2)', 'invoice\\u202egnp.exe', 'a\\u200bb.txt']: open('/workspace/' + n, 'w').write('x')\\nprint('A' * 1048576)\"}" |
 	grep -q '"isError":false' || fail "call 2 did not run: $(tail -c 300 "$T/a.out")"
+# A real refusal: the shipped pattern rule PY-EXEC-001 denies this code.
+mcp_call a 3 "{\"session_id\":\"$sid\",\"code\":\"import base64\\nexec(base64.b64decode('cHJpbnQoMSk='))\"}" |
+	grep -q 'PY-EXEC-001\|pattern' || fail "call 3 was not refused: $(tail -c 300 "$T/a.out")"
 { printf '{"event":"egress_attached","session_id":"%s","sandbox":"sb1","policy":"web","level":"L2","nft_sha256":"sha256:%s"}\n' "$sid" "$(printf 'cd%.0s' $(seq 32))"
   printf '{"event":"call_refused","principal":"local","session_id":"%s","tool":"execute_python","reason":"pattern rule denies this code","rule_id":"PY-EXEC-001","severity":"high","detail":"<img src=x onerror=alert(3)>"}\n' "$sid"
   printf '{"event":"egress_denied","session_id":"%s","protocol":"tcp","dst_ip":"192.0.2.7","dst_port":443,"rule":"policy"}\n' "$sid"
@@ -48,6 +51,7 @@ grep -q 'invoice⟨U+202E⟩gnp.exe' "$h" || fail "bidi control not shown by nam
 grep -q 'a⟨U+200B⟩b.txt' "$h" || fail "zero-width space not shown by name"
 grep -q '1048577' "$h" || fail "stdout size not shown"
 grep -q '&lt;img src=x onerror=alert(3)&gt;' "$h" || fail "refusal detail not escaped"
+[ "$(grep -o '<td>PY-EXEC-001</td>' "$h" | wc -l)" -eq 2 ] || fail "the real pattern refusal is not listed"
 grep -q 'pypi.example' "$h" || fail "egress flow not listed"
 grep -q '<svg class=timeline' "$h" || fail "no timeline"
 [ "$(grep -o '<rect class="mark' "$h" | wc -l)" -ge 3 ] || fail "refusal, denial and flow not drawn"
@@ -110,7 +114,7 @@ printf '<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="defau
 chrome canary --dump-dom "file://$T/canary.html" >/dev/null 2>"$T/canary.log"
 grep -q 'CONSOLE.*Content Security Policy.*source: file://' "$T/canary.log" ||
 	fail "the browser log shows no blocked request"
-browse() {	# browse PAGE NAME TEXT: screenshot, DOM, log
+browse() {	# browse PAGE NAME TEXT VERDICT: screenshot, DOM, log
 	chrome "$2" --window-size=1200,1600 --screenshot="$T/$2.png" \
 	    "file://$1" >/dev/null 2>"$T/$2.log" ||
 	    fail "chromium failed on $2: $(tail -3 "$T/$2.log")"
@@ -122,12 +126,41 @@ browse() {	# browse PAGE NAME TEXT: screenshot, DOM, log
 	grep -E 'CONSOLE.*source: file://|Refused to|net::ERR_.*file://' "$T/$2.log" &&
 	    fail "$2: console errors or requests in the browser log"
 	grep -q "$3" "$T/$2.dom" || fail "$2: DOM lacks $3"
+	# The screenshot itself: the verdict box's border in its colour.
+	"$PY" - "$T/$2.png" "$4" <<'PY' || fail "$2: the screenshot does not show the $4 verdict"
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+w, h, depth, ctype = struct.unpack(">IIBB", d[16:26])
+assert depth == 8 and ctype in (2, 6), (depth, ctype)
+bpp, pos, idat = 4 if ctype == 6 else 3, 8, b""
+while pos < len(d):
+    n, kind = struct.unpack(">I4s", d[pos:pos + 8])
+    if kind == b"IDAT": idat += d[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw, stride, prev, hits = zlib.decompressobj().decompress(idat, 300 * (w * bpp + 1)), w * bpp, None, 0
+want = {"intact": (0, 0x77, 0), "tampered": (0xbb, 0, 0)}[sys.argv[2]]
+for y in range(min(h, 250)):	# the verdict is at the top
+    f, row = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    up = prev or bytearray(stride)
+    for i in range(stride):
+        a = row[i - bpp] if i >= bpp else 0
+        b, c = up[i], (up[i - bpp] if i >= bpp else 0)
+        if f == 1: row[i] = (row[i] + a) & 255
+        elif f == 2: row[i] = (row[i] + b) & 255
+        elif f == 3: row[i] = (row[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    hits += sum(1 for x in range(0, stride, bpp) if tuple(row[x:x + 3]) == want)
+    prev = row
+sys.exit(0 if hits > 1000 else 1)
+PY
 	grep -qi '<script' "$T/$2.dom" && fail "$2: a script element in the DOM"
 	note "chromium: $2 rendered ($(wc -c <"$T/$2.png") byte screenshot), no console error, no request"
 }
 t0=$(date +%s%N)
-browse "$T/live.html" live 'Verified: the chain is intact'
-browse "$T/bad.html" bad 'TAMPERED: the audit trail does not verify'
-browse "$T/bundle.html" bundle 'bundle intact'
+browse "$T/live.html" live 'Verified: the chain is intact' intact
+browse "$T/bad.html" bad 'TAMPERED: the audit trail does not verify' tampered
+browse "$T/bundle.html" bundle 'bundle intact' intact
 note "chromium: $(( ($(date +%s%N) - t0) / 1000000 )) ms for three pages"
 [ -z "${REPORT_KEEP:-}" ] || cp "$T"/*.png "$T"/*.html "$REPORT_KEEP"/
