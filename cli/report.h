@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #define REPORT_TEXT_MAX		4096	/* bytes of one string shown */
+#define REPORT_CELL_MAX		512	/* bytes of one table cell */
 #define REPORT_SESSIONS_MAX	200	/* sessions drawn */
 #define REPORT_CALLS_DETAIL	50	/* calls per session shown in full */
 #define REPORT_ROWS_MAX		1000	/* calls per session in the table */
@@ -49,8 +50,9 @@ int	 report_render(FILE *, const struct report_verdict *,
 void	 report_esc(FILE *, const char *s, size_t len);
 /* At most cap bytes of s escaped, then how many were left out. */
 void	 report_esc_cap(FILE *, const char *s, size_t len, size_t cap);
-/* A JSON value as text (strings bare, the rest compact JSON), escaped. */
-void	 report_esc_json(FILE *, const json_t *v);
+/* A JSON value as text (strings bare, the rest compact JSON), escaped,
+ * at most cap bytes of it. */
+void	 report_esc_json(FILE *, const json_t *v, size_t cap);
 
 /* report_svg.c: a session's timeline, calls as bars, events as marks. */
 void	 report_timeline(FILE *, const json_t *calls, const json_t *events);

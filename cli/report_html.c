@@ -110,13 +110,13 @@ report_esc_cap(FILE *f, const char *s, size_t len, size_t cap)
 }
 
 void
-report_esc_json(FILE *f, const json_t *v)
+report_esc_json(FILE *f, const json_t *v, size_t cap)
 {
 	char	*text;
 
 	if (json_is_string(v)) {
 		report_esc_cap(f, json_string_value(v), json_string_length(v),
-		    REPORT_TEXT_MAX);
+		    cap);
 		return;
 	}
 	if (v == NULL)
@@ -125,7 +125,7 @@ report_esc_json(FILE *f, const json_t *v)
 	if ((text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS |
 	    JSON_ENCODE_ANY)) == NULL)
 		return;
-	report_esc_cap(f, text, strlen(text), REPORT_TEXT_MAX);
+	report_esc_cap(f, text, strlen(text), cap);
 	free(text);
 }
 
@@ -167,7 +167,7 @@ svg_title(FILE *f, const json_t *rec, const char *what)
 		if ((v = json_object_get(rec, keys[i])) == NULL)
 			continue;
 		fprintf(f, " %s=", keys[i]);
-		report_esc_json(f, v);
+		report_esc_json(f, v, REPORT_CELL_MAX);
 	}
 	fputs("</title>", f);
 }

@@ -67,7 +67,7 @@ row(FILE *f, const char *label, const json_t *o, const char *key)
 	if (v == NULL)
 		return;
 	fprintf(f, "<tr><th>%s</th><td>", label);
-	report_esc_json(f, v);
+	report_esc_json(f, v, REPORT_TEXT_MAX);
 	fputs("</td></tr>\n", f);
 }
 
@@ -76,7 +76,7 @@ static void
 cell(FILE *f, const json_t *v)
 {
 	fputs("<td>", f);
-	report_esc_json(f, v);
+	report_esc_json(f, v, REPORT_CELL_MAX);
 	fputs("</td>", f);
 }
 
@@ -261,9 +261,9 @@ code_lines(FILE *f, const char *code, size_t len, const json_t *hits)
 	while (off < len && budget > 0) {
 		nl = memchr(code + off, '\n', len - off);
 		n = nl ? (size_t)(nl - code - off) : len - off;
-		if (n > budget)
-			n = budget;
-		budget -= n;
+		if (n >= budget)
+			n = budget - 1;
+		budget -= n + 1;	/* a line costs its newline too */
 		fputs(is_hit(hits, line) ? "<mark>" : "", f);
 		report_esc(f, code + off, n);
 		fputs(is_hit(hits, line) ? "</mark>\n" : "\n", f);
@@ -289,7 +289,8 @@ code(FILE *f, const json_t *s, const json_t *d, const char *log_dir)
 	fputs("<p>Code <span class=hash>", f);
 	esc(f, hash);
 	fputs("</span>, ", f);
-	report_esc_json(f, json_object_get(rec, "code_size"));
+	report_esc_json(f, json_object_get(rec, "code_size"),
+	    REPORT_CELL_MAX);
 	fputs(" bytes. ", f);
 	if (ret != NULL && strcmp(ret, "full") == 0 && log_dir != NULL &&
 	    hash != NULL && strncmp(hash, CODE_PREFIX, strlen(CODE_PREFIX)) ==
@@ -334,7 +335,8 @@ artifacts(FILE *f, const json_t *d, const json_t *deliv)
 		fputs("</code> <span class=hash>", f);
 		esc(f, str(a, "sha256"));
 		fputs("</span> ", f);
-		report_esc_json(f, json_object_get(a, "size"));
+		report_esc_json(f, json_object_get(a, "size"),
+		    REPORT_CELL_MAX);
 		fputs(" bytes</p>\n", f);
 		if (str(a, "sha256") != NULL)
 			table(f, "where it went", json_object_get(deliv,

@@ -219,6 +219,24 @@ START_TEST(test_render_10000_calls_and_1mib_strings_stay_bounded)
 }
 END_TEST
 
+/* Lines cost their newline: 1 MiB of empty lines is not 1 MiB of page. */
+START_TEST(test_render_code_of_empty_lines_stays_bounded)
+{
+	json_t	*recs = json_array(), *arts = json_array();
+	char	*nl = xmalloc(BIG + 1), *page;
+
+	memset(nl, '\n', BIG);
+	nl[BIG] = '\0';
+	add_call(recs, 1, "s", arts, nl);
+	page = render(recs, REPORT_INTACT);
+	ck_assert_uint_lt(strlen(page), 64 * 1024);
+	free(page);
+	free(nl);
+	json_decref(arts);
+	json_decref(recs);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -236,6 +254,7 @@ report_suite(void)
 	tcase_add_test(tc, test_render_is_deterministic);
 	tcase_add_test(tc, test_render_tampered_says_so);
 	tcase_add_test(tc, test_render_10000_calls_and_1mib_strings_stay_bounded);
+	tcase_add_test(tc, test_render_code_of_empty_lines_stays_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }
