@@ -18,6 +18,7 @@
 #define REPORT_ROWS_MAX		1000	/* calls per session in the table */
 #define REPORT_MARKS_MAX	2000	/* timeline marks per session */
 #define REPORT_LOADS_MAX	200	/* policy loads listed */
+#define REPORT_PAGE_MAX		(32 * 1024 * 1024)	/* then no more detail */
 
 enum report_state {
 	REPORT_INTACT,		/* chain and signatures check */

@@ -71,6 +71,19 @@ row(FILE *f, const char *label, const json_t *o, const char *key)
 	fputs("</td></tr>\n", f);
 }
 
+/*
+ * Every cap above bounds one part; this bounds their sum: once the page
+ * holds REPORT_PAGE_MAX bytes, details stop (saying so) and only the
+ * closing sections follow.
+ */
+static int
+page_full(FILE *f)
+{
+	long	 at = ftell(f);
+
+	return at < 0 || at >= REPORT_PAGE_MAX;
+}
+
 /* <td>v</td>; v NULL gives an empty cell. */
 static void
 cell(FILE *f, const json_t *v)
@@ -328,7 +341,7 @@ artifacts(FILE *f, const json_t *d, const json_t *deliv)
 	size_t		 i;
 
 	json_array_foreach(json_object_get(d, "artifacts"), i, a) {
-		if (i >= REPORT_ROWS_MAX)
+		if (i >= REPORT_ROWS_MAX || page_full(f))
 			break;
 		fputs("<p>Artifact <code>", f);
 		esc(f, str(a, "name"));
@@ -440,7 +453,7 @@ session(FILE *f, const json_t *sess, const char *log_dir)
 	}
 	fputs("</table>\n", f);
 	json_array_foreach(calls, i, c) {
-		if (i >= REPORT_CALLS_DETAIL) {
+		if (i >= REPORT_CALLS_DETAIL || page_full(f)) {
 			fprintf(f, "<p class=cut>%zu more calls are listed "
 			    "above but not shown in full.</p>\n",
 			    json_array_size(calls) - i);
@@ -583,7 +596,7 @@ report_render(FILE *f, const struct report_verdict *v, const json_t *records,
 	    (unsigned long long)last, json_array_size(order));
 	policies(f, loads, first, last);
 	json_array_foreach(order, i, s) {
-		if (i >= REPORT_SESSIONS_MAX) {
+		if (i >= REPORT_SESSIONS_MAX || page_full(f)) {
 			fprintf(f, "<p class=cut>%zu more sessions not shown: "
 			    "select one with --session.</p>\n",
 			    json_array_size(order) - i);

@@ -237,6 +237,32 @@ START_TEST(test_render_code_of_empty_lines_stays_bounded)
 }
 END_TEST
 
+/* Each part within its cap, all together past the page's: details stop. */
+START_TEST(test_render_page_budget_stops_details)
+{
+	json_t	*recs = json_array(), *arts = json_array();
+	char	*name = xmalloc(REPORT_TEXT_MAX + 1), *page, sid[16];
+	size_t	 i;
+
+	memset(name, 'n', REPORT_TEXT_MAX);
+	name[REPORT_TEXT_MAX] = '\0';
+	for (i = 0; i < 100; i++)
+		json_array_append_new(arts, json_pack("{s:s, s:s}", "name",
+		    name, "sha256", "sha256:aa"));
+	for (i = 0; i < 5 * REPORT_CALLS_DETAIL; i++) {
+		snprintf(sid, sizeof(sid), "s%zu", i / REPORT_CALLS_DETAIL);
+		add_call(recs, (json_int_t)(2 * i + 1), sid, arts, "x");
+	}
+	page = render(recs, REPORT_INTACT);
+	ck_assert_uint_lt(strlen(page), REPORT_PAGE_MAX + 1024 * 1024);
+	ck_assert_ptr_nonnull(strstr(page, "not shown in full"));
+	free(page);
+	free(name);
+	json_decref(arts);
+	json_decref(recs);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -255,6 +281,7 @@ report_suite(void)
 	tcase_add_test(tc, test_render_tampered_says_so);
 	tcase_add_test(tc, test_render_10000_calls_and_1mib_strings_stay_bounded);
 	tcase_add_test(tc, test_render_code_of_empty_lines_stays_bounded);
+	tcase_add_test(tc, test_render_page_budget_stops_details);
 	suite_add_tcase(s, tc);
 	return s;
 }
