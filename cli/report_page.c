@@ -487,7 +487,7 @@ sess_get(json_t *by_id, json_t *order, const char *id)
 static int
 is(const char *ev, const char *want)
 {
-	return ev != NULL && strcmp(ev, want) == 0;
+	return ev != NULL && want != NULL && strcmp(ev, want) == 0;
 }
 
 /* The latest call of the session still without an end, of that code. */
