@@ -407,6 +407,33 @@ call_detail(FILE *f, const json_t *c, size_t n, const json_t *sess,
 	fputs("</details>\n", f);
 }
 
+/* What confined the session: each distinct digest its records name. */
+static void
+digests(FILE *f, const json_t *sess)
+{
+	static const char *const lists[] = { "events", "net" };
+	static const char *const keys[] = { "seccomp_sha256", "nft_sha256" };
+	json_t		*seen = json_object();
+	const json_t	*rec;
+	const char	*d;
+	size_t		 l, k, i;
+
+	for (k = 0; k < nitems(keys); k++)
+		for (l = 0; l < nitems(lists); l++)
+			json_array_foreach(json_object_get(sess, lists[l]), i,
+			    rec) {
+				if ((d = str(rec, keys[k])) == NULL ||
+				    json_object_get(seen, d) != NULL ||
+				    json_object_size(seen) >= REPORT_LOADS_MAX)
+					continue;
+				json_object_set_new(seen, d, json_true());
+				fprintf(f, "<p>%s <span class=hash>", keys[k]);
+				esc(f, d);
+				fputs("</span></p>\n", f);
+			}
+	json_decref(seen);
+}
+
 static void
 session(FILE *f, const json_t *sess, const char *log_dir)
 {
@@ -425,6 +452,7 @@ session(FILE *f, const json_t *sess, const char *log_dir)
 	fputs("<section class=session><h2>Session <code>", f);
 	esc(f, str(sess, "id"));
 	fprintf(f, "</code>: %zu call(s)</h2>\n", json_array_size(calls));
+	digests(f, sess);
 	report_timeline(f, calls, json_object_get(sess, "marks"));
 	fputs("<table><caption>calls</caption><tr><th>#</th><th>seq</th>"
 	    "<th>ts</th><th>tool</th><th>end</th><th>exit</th><th>ms</th>"
@@ -569,7 +597,8 @@ report_render(FILE *f, const struct report_verdict *v, const json_t *records,
     const json_t *loads, const char *log_dir)
 {
 	static const char *const other_cols[] = { "seq", "ts", "event",
-	    "principal", "reason", "detail", "message", "auth", "issuer",
+	    "principal", "reason", "rule_id", "detail", "message", "auth",
+	    "issuer",
 	    "subject", "client_id", "remote_addr" };
 	json_t		*by_id = json_object(), *order = json_array();
 	json_t		*other = json_array();

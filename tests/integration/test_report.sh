@@ -55,8 +55,8 @@ grep -q '&lt;img src=x onerror=alert(3)&gt;' "$h" || fail "refusal detail not es
 grep -q 'pypi.example' "$h" || fail "egress flow not listed"
 grep -q '<svg class=timeline' "$h" || fail "no timeline"
 [ "$(grep -o '<rect class="mark' "$h" | wc -l)" -ge 3 ] || fail "refusal, denial and flow not drawn"
-grep -q 'session_created</td>.*sha256:[0-9a-f]\{64\}' "$h" || fail "no seccomp digest"
-grep -q "sha256:$(printf 'cd%.0s' $(seq 32))" "$h" || fail "no nftables digest"
+grep -q '<p>seccomp_sha256 <span class=hash>sha256:[0-9a-f]\{64\}<' "$h" || fail "no seccomp digest"
+grep -q "<p>nft_sha256 <span class=hash>sha256:$(printf 'cd%.0s' $(seq 32))<" "$h" || fail "no nftables digest"
 grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$h" &&
 	fail "live markup in the page: $(grep -io '<script[^>]*>\|<img[^>]*>' "$h" | head -3)"
 "$PY" - "$h" <<'PY' || fail "markup check (see above)"
