@@ -116,10 +116,8 @@ grep -q 'CONSOLE.*Content Security Policy.*source: file://' "$T/canary.log" ||
 	fail "the browser log shows no blocked request"
 browse() {	# browse PAGE NAME TEXT VERDICT: screenshot, DOM, log
 	chrome "$2" --window-size=1200,1600 --screenshot="$T/$2.png" \
-	    "file://$1" >/dev/null 2>"$T/$2.log" ||
+	    --dump-dom "file://$1" >"$T/$2.dom" 2>"$T/$2.log" ||
 	    fail "chromium failed on $2: $(tail -3 "$T/$2.log")"
-	chrome "$2" --dump-dom "file://$1" >"$T/$2.dom" 2>>"$T/$2.log" ||
-	    fail "chromium --dump-dom failed on $2"
 	[ -s "$T/$2.png" ] && [ "$(head -c 8 "$T/$2.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
 	    fail "$2: no screenshot"
 	# Chromium's own pages log too (chrome://…); the report's are file://.
