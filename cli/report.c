@@ -137,10 +137,13 @@ filter_words(const struct bundle_filter *f, char *out, size_t len)
 	    f->since || f->until ? "" : "everything");
 }
 
-/* Reads log_dir's files through bundle_scan and writes the page to out. */
+/*
+ * Reads log_dir's files through bundle_scan and writes the page to out;
+ * policy_dir: a bundle's policy files, or NULL.
+ */
 static int
-render(const char *log_dir, const struct bundle_filter *f,
-    struct report_verdict *v, const char *out)
+render(const char *log_dir, const char *policy_dir,
+    const struct bundle_filter *f, struct report_verdict *v, const char *out)
 {
 	struct bundle_scan	 s;
 	struct logfile		*files = NULL;
@@ -179,7 +182,8 @@ render(const char *log_dir, const struct bundle_filter *f,
 		fprintf(stderr, "stockade: %s: %s\n", out, strerror(errno));
 		goto out;
 	}
-	if (report_render(fp, v, records, s.loads, log_dir) == -1 ||
+	if (report_render(fp, v, records, s.loads, log_dir,
+	    policy_dir) == -1 ||
 	    fclose(fp) != 0 || rename(tmp, out) == -1) {
 		fprintf(stderr, "stockade: %s: %s\n", out, strerror(errno));
 		fp = NULL;
@@ -223,6 +227,7 @@ audit_report(int argc, char *argv[])
 	json_t			*meta = NULL;
 	const char		*out = NULL, *pubpath = NULL, *src, *td;
 	char			 dir[PATH_MAX], log_dir[PATH_MAX], err[512];
+	char			 policy_dir[PATH_MAX];
 	int			 ch, rv = EXIT_USAGE, bundle;
 
 	memset(&f, 0, sizeof(f));
@@ -286,7 +291,10 @@ audit_report(int argc, char *argv[])
 	v.warning = t.warning;
 	v.source = src;
 	v.filter = t.filter;
-	if (render(log_dir, &f, &v, out) == -1)
+	if (bundle && xsnprintf(policy_dir, sizeof(policy_dir), "%s/%s",
+	    dir[0] ? dir : src, BUNDLE_POLICY_DIR) == -1)
+		goto out;
+	if (render(log_dir, bundle ? policy_dir : NULL, &f, &v, out) == -1)
 		goto out;
 	printf("wrote %s: %s\n", out, t.summary);
 	rv = v.state == REPORT_TAMPERED ? EXIT_NEGATIVE : 0;

@@ -18,6 +18,7 @@
 #define REPORT_ROWS_MAX		1000	/* calls per session in the table */
 #define REPORT_MARKS_MAX	2000	/* timeline marks per session */
 #define REPORT_LOADS_MAX	200	/* policy loads listed */
+#define REPORT_POLICY_MAX	(16 * 1024 * 1024)	/* a policy file read */
 #define REPORT_PAGE_MAX		(32 * 1024 * 1024)	/* then no more detail */
 
 enum report_state {
@@ -41,11 +42,12 @@ struct report_verdict {
 /*
  * Writes the page: records (an array of the selected records in chain
  * order), loads (ok policy_load {file, seq, rec}), code blobs read from
- * log_dir (NULL: none).  Same arguments, same bytes.  0, or -1 on a
- * write error.
+ * log_dir, policy files from policy_dir/<sha256> (a bundle's; NULL:
+ * none).  Same arguments, same bytes.  0, or -1 on a write error.
  */
 int	 report_render(FILE *, const struct report_verdict *,
-	    const json_t *records, const json_t *loads, const char *log_dir);
+	    const json_t *records, const json_t *loads, const char *log_dir,
+	    const char *policy_dir);
 
 /* The only escaper: text for element content and quoted attributes. */
 void	 report_esc(FILE *, const char *s, size_t len);

@@ -4,6 +4,7 @@
  * untrusted; every string from them goes through report_esc*().  Nothing
  * here reads the clock or iterates in hash order: same input, same bytes.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <jansson.h>
 
 #include "blobstore.h"
+#include "hash.h"
 #include "report.h"
 #include "util.h"
 
@@ -177,9 +179,36 @@ verdict(FILE *f, const struct report_verdict *v)
 	fputs("</p></section>\n", f);
 }
 
+static void	code_lines(FILE *, const char *, size_t, const json_t *);
+
+/*
+ * A policy file's text from the bundle, when it is there and still hashes
+ * to what the load recorded (the bundle may be the tampered one).
+ */
+static void
+policy_text(FILE *f, const char *policy_dir, const char *hex)
+{
+	char	 path[PATH_MAX], got[SHA256_HEX + 1], *data;
+	size_t	 len;
+
+	if (policy_dir == NULL || !blobstore_hex_ok(hex) || xsnprintf(path,
+	    sizeof(path), "%s/%s", policy_dir, hex) == -1 ||
+	    read_file(path, REPORT_POLICY_MAX, &data, &len) == -1)
+		return;
+	sha256_hex(data, len, got);
+	if (strcmp(got, hex) == 0) {
+		fputs("<details class=policy><summary>the file, from the "
+		    "bundle</summary>", f);
+		code_lines(f, data, len, NULL);
+		fputs("</details>", f);
+	}
+	free(data);
+}
+
 /* The loads shown: per program the last before the selection, then all. */
 static void
-policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last)
+policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
+    const char *policy_dir)
 {
 	json_t		*before = json_object(), *prev = json_object();
 	const json_t	*l, *rec, *file, *old;
@@ -223,10 +252,12 @@ policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last)
 			esc(f, path);
 			fputs("</td><td class=hash>", f);
 			esc(f, now);
-			fprintf(f, "</td><td>%s</td></tr>\n", old == NULL ?
+			fprintf(f, "</td><td>%s", old == NULL ?
 			    "first load shown" : was == NULL ? "added" :
 			    now != NULL && strcmp(was, now) == 0 ? "same" :
 			    "<strong>changed</strong>");
+			policy_text(f, policy_dir, now);
+			fputs("</td></tr>\n", f);
 		}
 		fputs("</table>\n", f);
 		{
@@ -594,7 +625,7 @@ sessions_build(const json_t *records, json_t *by_id, json_t *order,
 
 int
 report_render(FILE *f, const struct report_verdict *v, const json_t *records,
-    const json_t *loads, const char *log_dir)
+    const json_t *loads, const char *log_dir, const char *policy_dir)
 {
 	static const char *const other_cols[] = { "seq", "ts", "event",
 	    "principal", "reason", "rule_id", "detail", "message", "auth",
@@ -623,7 +654,7 @@ report_render(FILE *f, const struct report_verdict *v, const json_t *records,
 	fprintf(f, "<p id=selection>%zu record(s), seq %llu..%llu, in %zu "
 	    "session(s).</p>\n", n, (unsigned long long)first,
 	    (unsigned long long)last, json_array_size(order));
-	policies(f, loads, first, last);
+	policies(f, loads, first, last, policy_dir);
 	json_array_foreach(order, i, s) {
 		if (i >= REPORT_SESSIONS_MAX || page_full(f)) {
 			fprintf(f, "<p class=cut>%zu more sessions not shown: "

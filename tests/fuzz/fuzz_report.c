@@ -41,7 +41,7 @@ fuzz_render(const json_t *recs, const json_t *loads)
 
 	if ((f = open_memstream(&buf, &n)) == NULL)
 		abort();
-	if (report_render(f, &v, recs, loads, NULL) == -1)
+	if (report_render(f, &v, recs, loads, NULL, NULL) == -1)
 		__builtin_trap();
 	fclose(f);
 	return buf;

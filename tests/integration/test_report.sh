@@ -86,6 +86,8 @@ grep -q 'class="verdict intact"' "$T/bundle.html" || fail "bundle: no intact ver
 grep -q 'bundle intact' "$T/bundle.html" || fail "bundle: not bundle_verify's verdict"
 grep -q "session $sid" "$T/bundle.html" || fail "bundle: not the bundle's selection"
 grep -q "Retained in full" "$T/bundle.html" || fail "bundle: retained code not shown"
+grep -q '<summary>the file, from the bundle</summary><pre class=code># mcp-exec settings.' "$T/bundle.html" ||
+	fail "bundle: the policy files in force are not shown"
 note "bundle: verified by bundle verification, the bundle's selection, code from its blobs"
 
 # ---- a tampered log: one byte of call 1's record flipped

@@ -118,7 +118,7 @@ render(const json_t *recs, enum report_state st)
 	size_t			 n = 0;
 	FILE			*f = open_memstream(&buf, &n);
 
-	ck_assert_int_eq(report_render(f, &v, recs, loads, NULL), 0);
+	ck_assert_int_eq(report_render(f, &v, recs, loads, NULL, NULL), 0);
 	fclose(f);
 	json_decref(loads);
 	return buf;
