@@ -11,8 +11,20 @@
 
 #include <jansson.h>
 
+#include "hash.h"
 #include "report.h"
 #include "testutil.h"
+
+static int
+write_file(const char *path, const char *text)
+{
+	FILE	*f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
 
 #define BIG		(1024 * 1024)
 #define MANY_CALLS	10000
@@ -263,6 +275,42 @@ START_TEST(test_render_page_budget_stops_details)
 }
 END_TEST
 
+/* A bundle's policy file is shown only while it hashes as recorded. */
+START_TEST(test_render_policy_file_only_when_it_hashes)
+{
+	struct report_verdict	 v = { REPORT_INTACT, "s", "", "src", "all",
+	    NULL, 0 };
+	char			 dir[PATH_MAX], path[PATH_MAX];
+	char			 good[SHA256_HEX + 1], bad[SHA256_HEX + 1];
+	char			*buf = NULL;
+	size_t			 n = 0;
+	json_t			*recs = json_array(), *loads;
+	FILE			*f;
+
+	tu_tmpdir(dir, sizeof(dir));
+	sha256_hex("level: L0\n", 10, good);
+	sha256_hex("level: L1\n", 10, bad);
+	tu_path(path, sizeof(path), dir, good);
+	ck_assert_int_eq(write_file(path, "level: L0\n"), 0);
+	tu_path(path, sizeof(path), dir, bad);	/* its name, other bytes */
+	ck_assert_int_eq(write_file(path, "level: L2 <b>\n"), 0);
+	loads = json_pack("[{s:i, s:{s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}]}}]",
+	    "seq", 1, "rec", "program", "netguard", "ts",
+	    "2026-12-04T10:00:00.000Z", "files", "path", "/a.yaml", "sha256",
+	    good, "path", "/b.yaml", "sha256", bad);
+	json_array_append_new(recs, json_pack("{s:i, s:s, s:s}", "seq", 2,
+	    "ts", "2026-12-04T10:00:01.000Z", "event", "operator_note"));
+	f = open_memstream(&buf, &n);
+	ck_assert_int_eq(report_render(f, &v, recs, loads, NULL, dir), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "level: L0"));
+	ck_assert_ptr_null(strstr(buf, "level: L2"));
+	free(buf);
+	json_decref(loads);
+	json_decref(recs);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -282,6 +330,7 @@ report_suite(void)
 	tcase_add_test(tc, test_render_10000_calls_and_1mib_strings_stay_bounded);
 	tcase_add_test(tc, test_render_code_of_empty_lines_stays_bounded);
 	tcase_add_test(tc, test_render_page_budget_stops_details);
+	tcase_add_test(tc, test_render_policy_file_only_when_it_hashes);
 	suite_add_tcase(s, tc);
 	return s;
 }
