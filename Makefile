@@ -29,10 +29,12 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 # python3-pip: pip install into a session's package layer (packages:).
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
 	    ca-certificates python3-pip
+# chromium: test_report.sh opens audit reports in a real browser (headless,
+# in a network namespace with no interface): 115 MB download, 370 MB on disk.
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
 	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \
-	    kmod cpio xz-utils file runsc
+	    kmod cpio xz-utils file runsc chromium
 # haproxy: the fleet router (deploy/router/) in front of mcp-exec nodes.
 DEB_TEST += haproxy
 # The MCP client tests use the official SDK from npm.  Debian's nodejs

@@ -36,7 +36,7 @@ static int
 audit_usage(void)
 {
 	fprintf(stderr, "usage: stockade audit keygen|verify|send|tail|export|"
-	    "status|show-code|evidence ... (see stockade(1))\n");
+	    "status|show-code|evidence|report ... (see stockade(1))\n");
 	return EXIT_USAGE;
 }
 
@@ -711,6 +711,7 @@ cmd_audit(int argc, char *argv[])
 		{ "send", audit_send }, { "status", audit_status },
 		{ "tail", audit_tail }, { "export", audit_export },
 		{ "show-code", audit_show_code }, { "evidence", audit_evidence },
+		{ "report", audit_report },
 	};
 	size_t	 i;
 

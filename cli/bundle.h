@@ -48,6 +48,14 @@ struct bundle_scan {
 };
 
 int	 bundle_filter_match(const struct bundle_filter *, const json_t *rec);
+/* getopt_long entries for the filter, shared by evidence and report. */
+#define BUNDLE_FILTER_LONGOPTS						\
+	{ "session", required_argument, NULL, 's' },			\
+	{ "principal", required_argument, NULL, 'P' },			\
+	{ "since", required_argument, NULL, 'S' },			\
+	{ "until", required_argument, NULL, 'U' }
+/* Sets f's field for option ch of BUNDLE_FILTER_LONGOPTS; -1: not one. */
+int	 bundle_filter_opt(struct bundle_filter *f, int ch, const char *arg);
 /* The filter as JSON and back (borrowed strings point into j). */
 json_t	*bundle_filter_json(const struct bundle_filter *);
 void	 bundle_filter_from_json(const json_t *j, struct bundle_filter *);

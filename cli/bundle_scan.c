@@ -40,6 +40,18 @@ bundle_filter_match(const struct bundle_filter *f, const json_t *rec)
 	return 1;
 }
 
+int
+bundle_filter_opt(struct bundle_filter *f, int ch, const char *arg)
+{
+	switch (ch) {
+	case 's': f->session = arg; return 0;
+	case 'P': f->principal = arg; return 0;
+	case 'S': f->since = arg; return 0;
+	case 'U': f->until = arg; return 0;
+	}
+	return -1;
+}
+
 json_t *
 bundle_filter_json(const struct bundle_filter *f)
 {

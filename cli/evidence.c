@@ -367,10 +367,7 @@ int
 audit_evidence(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "principal", required_argument, NULL, 'P' },
-		{ "since", required_argument, NULL, 'S' },
-		{ "until", required_argument, NULL, 'U' },
+		BUNDLE_FILTER_LONGOPTS,
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -384,12 +381,10 @@ audit_evidence(int argc, char *argv[])
 	memset(&f, 0, sizeof(f));
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		if (bundle_filter_opt(&f, ch, optarg) == 0)
+			continue;
 		switch (ch) {
 		case 'o': out = optarg; break;
-		case 's': f.session = optarg; break;
-		case 'P': f.principal = optarg; break;
-		case 'S': f.since = optarg; break;
-		case 'U': f.until = optarg; break;
 		case 'p': pub = optarg; break;
 		default: return EXIT_USAGE;
 		}
