@@ -27,6 +27,7 @@
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
+#include "sessions/fleet.h"
 #include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/pool.h"
@@ -216,6 +217,8 @@ cmd_serve(int argc, char *argv[])
 	    "transport", http != NULL ? "http" : "stdio", "rules_dir",
 	    o->rules_dir));
 	server_audit_loaded(&srv);
+	/* fleet: quotas shared with the other nodes; none: nothing connects. */
+	srv.fleet = fleet_open(&srv, &srv.conf.fleet);
 	sweep_remains(&srv);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
@@ -267,6 +270,7 @@ out:
 	if (srv.reaper != NULL)
 		event_free(srv.reaper);
 	if (srv.base != NULL) {
+		fleet_close(srv.fleet);	/* its leases freed for the others */
 		audit_link_shutdown(&srv.audit);
 		inflight_close(&srv);	/* after the last end's ack */
 		sandbox_seccomp_free(&srv.seccomp);

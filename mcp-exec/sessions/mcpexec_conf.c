@@ -227,11 +227,55 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	}
 }
 
+/*
+ * fleet: where the shared quota store is and what this node is called.
+ * The address is a unix socket path or host:port; the node id names the
+ * node's leases and its records, so it must be set and be one token.
+ */
+static void
+fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
+{
+	static const char *const keys[] = { "redis", "node_id",
+	    "on_unreachable", "lease_s", "password_file", NULL };
+	static const char *const modes[] = { "refuse", "local", NULL };
+	const char	*s, *colon;
+	int64_t		 i;
+	int		 e, r;
+
+	f->enabled = 1;
+	f->lease_s = FLEET_LEASE_S_DEFAULT;
+	conf_check_keys(ctx, o, keys);
+	if ((r = conf_get_string(ctx, o, "redis", &s)) == 0)
+		conf_error(ctx, o, "fleet: redis: required (a unix socket "
+		    "path or host:port)");
+	else if (r == 1 && (s[0] != '/' && ((colon = strrchr(s, ':')) == NULL ||
+	    colon == s || strspn(colon + 1, "0123456789") !=
+	    strlen(colon + 1) || colon[1] == '\0' || strlen(colon + 1) > 5)))
+		conf_error(ctx, json_object_get(o, "redis"), "redis: a unix "
+		    "socket path or host:port");
+	else if (r == 1 && xsnprintf(f->redis, sizeof(f->redis), "%s",
+	    s) == -1)
+		conf_error(ctx, json_object_get(o, "redis"), "redis: too long");
+	if ((r = conf_get_string(ctx, o, "node_id", &s)) == 0)
+		conf_error(ctx, o, "fleet: node_id: required");
+	else if (r == 1 && (s[0] == '\0' || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(s) ||
+	    xsnprintf(f->node_id, sizeof(f->node_id), "%s", s) == -1))
+		conf_error(ctx, json_object_get(o, "node_id"), "node_id: 1 to "
+		    "%d of [A-Za-z0-9._-]", FLEET_NODE_ID_MAX - 1);
+	if (conf_get_enum(ctx, o, "on_unreachable", modes, &e) == 1)
+		f->on_unreachable = (enum fleet_unreachable)e;
+	if (conf_get_int(ctx, o, "lease_s", 3, 3600, &i) == 1)
+		f->lease_s = (unsigned)i;
+	get_path(ctx, o, "password_file", f->password_file,
+	    sizeof(f->password_file));
+}
+
 int
 mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 {
 	static const char *const top[] = { "state_dir", "default_profile",
-	    "uids", "cgroup", "server", NULL };
+	    "uids", "cgroup", "server", "fleet", NULL };
 	static const char *const uid_keys[] = { "first", "count", NULL };
 	static const char *const cg_keys[] = { "version", "parent", NULL };
 	static const char *const versions[] = { "auto", "v1", "v2", NULL };
@@ -275,6 +319,8 @@ mcpexec_conf_load(const char *rules_dir, struct mcpexec_conf *c)
 		}
 		if (conf_get_object(&ctx, root, "server", &sub) == 1)
 			server_section(&ctx, sub, &c->server);
+		if (conf_get_object(&ctx, root, "fleet", &sub) == 1)
+			fleet_section(&ctx, sub, &c->fleet);
 		if (conf_get_object(&ctx, root, "cgroup", &sub) == 1) {
 			conf_check_keys(&ctx, sub, cg_keys);
 			if (conf_get_enum(&ctx, sub, "version", versions, &e) == 1)

@@ -86,6 +86,19 @@ struct server_conf {
 	unsigned	norigins;
 };
 
+/* fleet: quotas kept in Redis, shared by every node (sessions/fleet.h). */
+#define FLEET_NODE_ID_MAX	64
+#define FLEET_LEASE_S_DEFAULT	15
+enum fleet_unreachable { FLEET_UNREACHABLE_REFUSE, FLEET_UNREACHABLE_LOCAL };
+struct fleet_conf {
+	int			enabled;	/* a fleet: section was given */
+	char			redis[PATH_MAX];	/* /unix/path or host:port */
+	char			password_file[PATH_MAX];	/* "": no AUTH */
+	char			node_id[FLEET_NODE_ID_MAX];
+	enum fleet_unreachable	on_unreachable;
+	unsigned		lease_s;
+};
+
 struct mcpexec_conf {
 	char			path[PATH_MAX];
 	char			state_dir[PATH_MAX];
@@ -93,6 +106,7 @@ struct mcpexec_conf {
 	struct idmap_conf	idmap;
 	struct cgroup_conf	cgroup;
 	struct server_conf	server;
+	struct fleet_conf	fleet;
 };
 
 struct profile {

@@ -28,6 +28,7 @@ struct commands;
 struct principals;
 struct authz;
 struct quota_table;
+struct fleet;
 struct inflight_log;
 LIST_HEAD(session_list, session);
 
@@ -55,6 +56,7 @@ struct server {
 	struct principals	*principals;	/* HTTP bearer tokens */
 	struct authz		*authz;		/* who may use what */
 	struct quota_table	*quota;		/* usage, kept in state_dir */
+	struct fleet		*fleet;		/* fleet: quotas in Redis, or NULL */
 	json_t			*policy_files;	/* what was loaded, hashed */
 	int			 tokens_required; /* HTTP beyond loopback */
 	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */

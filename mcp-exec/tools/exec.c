@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "sessions/fleet.h"
 #include "sessions/session.h"
 #include "tools_int.h"
 
@@ -140,6 +141,9 @@ exec_stage(struct tool_req *rq, struct exec_call *ec, json_t **staged)
 void
 exec_end(struct exec_call *ec)
 {
+	/* Refused or failed before start_call took it. */
+	fleet_release(ec->cg.fleet, ec->cg.lease);
+	ec->cg.lease = 0;
 	exec_args_free(&ec->x);
 	json_decref(ec->argv);
 	ec->argv = NULL;

@@ -17,6 +17,7 @@
 
 #define ERR_MAX		2048	/* quotes a command's arg_pattern */
 
+struct fleet;
 struct session;
 
 /* What a refusal record says besides who and why (all optional). */
@@ -43,6 +44,8 @@ int	tool_args(struct tool_req *, const char *tool, const struct arg_spec *,
 struct call_grant {
 	const struct profile	*prof;	/* of a new session: the server's */
 	struct quota_bill	 bill;
+	struct fleet		*fleet;	/* the lease's store */
+	uint64_t		 lease;	/* fleet concurrent_calls, 0: none */
 };
 
 /* 1 when the caller may use tool; 0 after a refusal (ends rq). */
@@ -100,12 +103,12 @@ void	exec_end(struct exec_call *);
  * Audits execution_started, then runs code in s and answers rq when it
  * is done; takes hits, argv and inputs (what inputs_stage staged).
  * oneshot: the session goes afterwards; created: it was made for this
- * call (goes if the call never runs).
+ * call (goes if the call never runs).  Takes cg's bill and fleet lease.
  */
 void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
 	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
-	    int created, const struct quota_bill *);
+	    int created, struct call_grant *);
 /* session_tools.c: the caller's own sessions. */
 void	tools_close_session(struct tool_req *, const json_t *args);
 void	tools_list_sessions(struct tool_req *, const json_t *args);

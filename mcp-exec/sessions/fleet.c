@@ -1,0 +1,448 @@
+/*
+ * Fleet quotas in Redis (fleet.h).  Trusts the Redis it is pointed at
+ * to count (it is the operator's); its replies are still checked for
+ * shape, and anything unexpected counts as the store being unreachable,
+ * which on_unreachable decides.  Every change between reachable and not
+ * is a fleet_degraded or fleet_restored record.
+ */
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hiredis.h>
+
+#include "fleet.h"
+#include "log.h"
+#include "server.h"
+#include "util.h"
+
+#define PASSWORD_MAX	512
+
+/*
+ * KEYS: per subject, its calls_per_minute counter and its lease set.
+ * ARGV: lease member, lease ms, then per subject the two limits (-1:
+ * none).  All checks come before any write, so a refusal counts nothing.
+ * The lease clock is Redis's own: nodes' clocks may disagree.
+ */
+static const char acquire_lua[] =
+    "local t = redis.call('TIME')\n"
+    "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+    "local ms = tonumber(ARGV[2])\n"
+    "for i = 1, #KEYS / 2 do\n"
+    "  local cpm, cc = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])\n"
+    "  if cpm >= 0 then\n"
+    "    local used = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')\n"
+    "    if used >= cpm then return {i, 0, used} end\n"
+    "  end\n"
+    "  if cc >= 0 then\n"
+    "    redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now)\n"
+    "    local used = redis.call('ZCARD', KEYS[2 * i])\n"
+    "    if used >= cc then return {i, 1, used} end\n"
+    "  end\n"
+    "end\n"
+    "for i = 1, #KEYS / 2 do\n"
+    "  if tonumber(ARGV[2 * i + 1]) >= 0 then\n"
+    "    redis.call('INCR', KEYS[2 * i - 1])\n"
+    "    redis.call('EXPIRE', KEYS[2 * i - 1], 120)\n"
+    "  end\n"
+    "  if tonumber(ARGV[2 * i + 2]) >= 0 then\n"
+    "    redis.call('ZADD', KEYS[2 * i], now + ms, ARGV[1])\n"
+    "    redis.call('PEXPIRE', KEYS[2 * i], 2 * ms)\n"
+    "  end\n"
+    "end\n"
+    "return {0, 0, 0}\n";
+
+/* KEYS: lease sets; ARGV: member, lease ms.  Only leases still held. */
+static const char renew_lua[] =
+    "local t = redis.call('TIME')\n"
+    "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+    "local ms = tonumber(ARGV[2])\n"
+    "for i = 1, #KEYS do\n"
+    "  redis.call('ZADD', KEYS[i], 'XX', now + ms, ARGV[1])\n"
+    "  redis.call('PEXPIRE', KEYS[i], 2 * ms)\n"
+    "end\n"
+    "return 0\n";
+
+struct lease {
+	LIST_ENTRY(lease) entry;
+	uint64_t	 id;
+	unsigned	 n;
+	char		 keys[QUOTA_BILL_MAX][FLEET_KEY_MAX];
+};
+
+struct fleet {
+	struct server	*srv;
+	struct fleet_conf c;
+	redisContext	*rc;
+	char		 sha_acquire[48], sha_renew[48];
+	int		 up;		/* -1: not yet known */
+	uint64_t	 retry_at;	/* mono_ms of the next connect */
+	uint64_t	 nonce;		/* this run's, in lease members */
+	uint64_t	 next_id;
+	struct event	*renew;
+	LIST_HEAD(, lease) held;
+};
+
+int
+fleet_key(char *buf, size_t len, const char *subject, enum quota_kind k,
+    time_t window_start)
+{
+	if (k == QUOTA_CALLS_MINUTE)
+		return xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s:%lld",
+		    subject, quota_names[k], (long long)window_start);
+	return xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s", subject,
+	    quota_names[k]);
+}
+
+const char *
+fleet_store(const struct fleet *f)
+{
+	return f->c.redis;
+}
+
+static void
+record(struct fleet *f, const char *event, const char *error)
+{
+	server_audit(f->srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
+	    event, "node_id", f->c.node_id, "store", f->c.redis,
+	    "on_unreachable", f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? "local" :
+	    "refuse", "error", error));
+}
+
+static void
+drop_leases(struct fleet *f)
+{
+	struct lease	*l;
+
+	while ((l = LIST_FIRST(&f->held)) != NULL) {
+		LIST_REMOVE(l, entry);
+		free(l);
+	}
+}
+
+/* The store went away: leases it held expire there on their own. */
+static void
+went_down(struct fleet *f, const char *reason)
+{
+	char	 why[256];
+
+	/* reason may be the context's own errstr, freed below. */
+	snprintf(why, sizeof(why), "%s", reason);
+	if (f->rc != NULL)
+		redisFree(f->rc);
+	f->rc = NULL;
+	f->retry_at = mono_ms() + FLEET_RETRY_MS;
+	drop_leases(f);
+	if (f->up != 0) {
+		log_warnx("fleet quota store %s unreachable (%s): %s",
+		    f->c.redis, why, f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ?
+		    "per-node quotas decide" : "calls refused");
+		record(f, "fleet_degraded", why);
+	}
+	f->up = 0;
+}
+
+static int
+load_script(struct fleet *f, const char *lua, char *sha, size_t len)
+{
+	redisReply	*r;
+	int		 rv = -1;
+
+	r = redisCommand(f->rc, "SCRIPT LOAD %s", lua);
+	if (r != NULL && r->type == REDIS_REPLY_STRING && r->len < len) {
+		snprintf(sha, len, "%s", r->str);
+		rv = 0;
+	}
+	if (r != NULL)
+		freeReplyObject(r);
+	return rv;
+}
+
+static int
+auth(struct fleet *f, char *why, size_t len)
+{
+	redisReply	*r;
+	char		*pw;
+	size_t		 n;
+	int		 rv = -1;
+
+	if (f->c.password_file[0] == '\0')
+		return 0;
+	if (read_file(f->c.password_file, PASSWORD_MAX, &pw, &n) == -1) {
+		snprintf(why, len, "%.128s: %s", f->c.password_file,
+		    strerror(errno));
+		return -1;
+	}
+	pw[strcspn(pw, "\r\n")] = '\0';
+	r = redisCommand(f->rc, "AUTH %s", pw);
+	explicit_bzero(pw, n);
+	free(pw);
+	if (r != NULL && r->type == REDIS_REPLY_STATUS)
+		rv = 0;
+	else
+		snprintf(why, len, "AUTH refused");
+	if (r != NULL)
+		freeReplyObject(r);
+	return rv;
+}
+
+/* 0 when connected (now or already); throttled to one try a second. */
+static int
+connect_store(struct fleet *f)
+{
+	struct timeval	 tv = { 0, FLEET_TIMEOUT_MS * 1000 };
+	char		 host[256], why[256];
+	const char	*colon;
+
+	if (f->rc != NULL)
+		return 0;
+	if (f->up == 0 && mono_ms() < f->retry_at)
+		return -1;
+	if (f->c.redis[0] == '/')
+		f->rc = redisConnectUnixWithTimeout(f->c.redis, tv);
+	else {
+		colon = strrchr(f->c.redis, ':');
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - f->c.redis),
+		    f->c.redis);
+		f->rc = redisConnectWithTimeout(host, atoi(colon + 1), tv);
+	}
+	if (f->rc == NULL || f->rc->err) {
+		snprintf(why, sizeof(why), "connect: %s", f->rc ?
+		    f->rc->errstr : "out of memory");
+		goto bad;
+	}
+	if (redisSetTimeout(f->rc, tv) != REDIS_OK ||
+	    auth(f, why, sizeof(why)) == -1)
+		goto bad;
+	if (load_script(f, acquire_lua, f->sha_acquire,
+	    sizeof(f->sha_acquire)) == -1 || load_script(f, renew_lua,
+	    f->sha_renew, sizeof(f->sha_renew)) == -1) {
+		snprintf(why, sizeof(why), "SCRIPT LOAD: %s", f->rc->err ?
+		    f->rc->errstr : "refused");
+		goto bad;
+	}
+	if (f->up == 0) {
+		log_info("fleet quota store %s reachable again", f->c.redis);
+		record(f, "fleet_restored", NULL);
+	}
+	f->up = 1;
+	return 0;
+bad:
+	went_down(f, why);
+	return -1;
+}
+
+/* EVALSHA with argv after the sha; NULL (store down) on any failure. */
+static redisReply *
+eval(struct fleet *f, const char *sha, int nkeys, int argc,
+    const char **argv)
+{
+	const char	*av[2 + 3 + 2 * QUOTA_BILL_MAX + 2 * QUOTA_BILL_MAX];
+	char		 nk[16];
+	redisReply	*r;
+	int		 i;
+
+	if (connect_store(f) == -1)
+		return NULL;
+	snprintf(nk, sizeof(nk), "%d", nkeys);
+	av[0] = "EVALSHA";
+	av[1] = sha;
+	av[2] = nk;
+	for (i = 0; i < argc && i + 3 < (int)(sizeof(av) / sizeof(av[0]));
+	    i++)
+		av[i + 3] = argv[i];
+	r = redisCommandArgv(f->rc, i + 3, av, NULL);
+	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
+		went_down(f, r != NULL ? r->str : f->rc->errstr);
+		if (r != NULL)
+			freeReplyObject(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void
+renew_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct fleet	*f = arg;
+	struct lease	*l;
+	const char	*av[2 + QUOTA_BILL_MAX];
+	char		 member[128], ms[32];
+	redisReply	*r;
+	unsigned	 i;
+
+	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
+	LIST_FOREACH(l, &f->held, entry) {
+		for (i = 0; i < l->n; i++)
+			av[i] = l->keys[i];
+		snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
+		    (unsigned long long)f->nonce, (unsigned long long)l->id);
+		av[l->n] = member;
+		av[l->n + 1] = ms;
+		if ((r = eval(f, f->sha_renew, (int)l->n, (int)l->n + 2,
+		    av)) == NULL)
+			return;	/* down: the list was dropped */
+		freeReplyObject(r);
+	}
+}
+
+struct fleet *
+fleet_open(struct server *srv, const struct fleet_conf *c)
+{
+	struct fleet	*f;
+	struct timeval	 tv;
+
+	if (!c->enabled)
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->srv = srv;
+	f->c = *c;
+	f->up = -1;
+	f->nonce = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
+	LIST_INIT(&f->held);
+	/* Renewed three times a lease: one lost renewal does not free it. */
+	tv.tv_sec = c->lease_s / 3;
+	tv.tv_usec = (c->lease_s % 3) * 333333;
+	f->renew = event_new(srv->base, -1, EV_PERSIST, renew_cb, f);
+	event_add(f->renew, &tv);
+	(void)connect_store(f);
+	log_info("fleet quotas in %s as node %s (on_unreachable: %s)",
+	    c->redis, c->node_id, c->on_unreachable == FLEET_UNREACHABLE_LOCAL ? "local" :
+	    "refuse");
+	return f;
+}
+
+void
+fleet_release(struct fleet *f, uint64_t id)
+{
+	struct lease	*l;
+	redisReply	*r;
+	char		 member[128];
+	unsigned	 i;
+
+	if (f == NULL || id == 0)
+		return;
+	LIST_FOREACH(l, &f->held, entry)
+		if (l->id == id)
+			break;
+	if (l == NULL)
+		return;	/* dropped when the store went down */
+	LIST_REMOVE(l, entry);
+	snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
+	    (unsigned long long)f->nonce, (unsigned long long)l->id);
+	for (i = 0; i < l->n && f->rc != NULL; i++) {
+		r = redisCommand(f->rc, "ZREM %s %s", l->keys[i], member);
+		if (r == NULL) {
+			went_down(f, f->rc->errstr);
+			break;
+		}
+		freeReplyObject(r);
+	}
+	free(l);
+}
+
+void
+fleet_close(struct fleet *f)
+{
+	struct lease	*l;
+
+	if (f == NULL)
+		return;
+	while ((l = LIST_FIRST(&f->held)) != NULL)
+		fleet_release(f, l->id);
+	if (f->renew != NULL)
+		event_free(f->renew);
+	if (f->rc != NULL)
+		redisFree(f->rc);
+	free(f);
+}
+
+enum fleet_answer
+fleet_acquire(struct fleet *f, const struct quota_bill *b, uint64_t *lease,
+    struct quota_verdict *v)
+{
+	const char	*av[2 + 2 * QUOTA_BILL_MAX + 2 * QUOTA_BILL_MAX];
+	char		 keys[2 * QUOTA_BILL_MAX][FLEET_KEY_MAX];
+	char		 lim[2 * QUOTA_BILL_MAX][24], member[128], ms[32];
+	unsigned	 idx[QUOTA_BILL_MAX], i, n = 0, nlease = 0;
+	time_t		 now = quota_now(), minute = now - now % 60;
+	uint64_t	 cpm, cc;
+	redisReply	*r;
+	struct lease	*l;
+	long long	 which;
+
+	*lease = 0;
+	for (i = 0; i < b->n; i++) {
+		cpm = b->a[i].lim.max[QUOTA_CALLS_MINUTE];
+		cc = b->a[i].lim.max[QUOTA_CONCURRENT];
+		if (cpm == QUOTA_UNLIMITED && cc == QUOTA_UNLIMITED)
+			continue;
+		if (fleet_key(keys[2 * n], FLEET_KEY_MAX, b->a[i].subject,
+		    QUOTA_CALLS_MINUTE, minute) == -1 ||
+		    fleet_key(keys[2 * n + 1], FLEET_KEY_MAX, b->a[i].subject,
+		    QUOTA_CONCURRENT, 0) == -1)
+			continue;	/* bounded by QUOTA_SUBJECT_MAX */
+		snprintf(lim[2 * n], sizeof(lim[0]), "%lld", cpm ==
+		    QUOTA_UNLIMITED ? -1LL : (long long)cpm);
+		snprintf(lim[2 * n + 1], sizeof(lim[0]), "%lld", cc ==
+		    QUOTA_UNLIMITED ? -1LL : (long long)cc);
+		nlease += cc != QUOTA_UNLIMITED;
+		idx[n++] = i;
+	}
+	if (n == 0)
+		return FLEET_OK;	/* nothing the fleet counts */
+	snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
+	    (unsigned long long)f->nonce, (unsigned long long)(f->next_id + 1));
+	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
+	for (i = 0; i < 2 * n; i++)
+		av[i] = keys[i];
+	av[2 * n] = member;
+	av[2 * n + 1] = ms;
+	for (i = 0; i < 2 * n; i++)
+		av[2 * n + 2 + i] = lim[i];
+	if ((r = eval(f, f->sha_acquire, (int)(2 * n), (int)(4 * n + 2),
+	    av)) == NULL)
+		return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
+		    FLEET_DOWN;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER ||
+	    r->element[1]->type != REDIS_REPLY_INTEGER ||
+	    r->element[2]->type != REDIS_REPLY_INTEGER ||
+	    r->element[0]->integer < 0 ||
+	    r->element[0]->integer > (long long)n) {
+		freeReplyObject(r);
+		went_down(f, "unexpected reply to the quota script");
+		return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
+		    FLEET_DOWN;
+	}
+	if ((which = r->element[0]->integer) != 0) {
+		i = idx[which - 1];
+		memset(v, 0, sizeof(*v));
+		v->kind = r->element[1]->integer == 0 ? QUOTA_CALLS_MINUTE :
+		    QUOTA_CONCURRENT;
+		v->limit = b->a[i].lim.max[v->kind];
+		v->used = (uint64_t)(r->element[2]->integer < 0 ? 0 :
+		    r->element[2]->integer);
+		v->resets = v->kind == QUOTA_CALLS_MINUTE ? minute + 60 : 0;
+		snprintf(v->subject, sizeof(v->subject), "%s",
+		    b->a[i].subject);
+		freeReplyObject(r);
+		return FLEET_OVER;
+	}
+	freeReplyObject(r);
+	if (nlease == 0)
+		return FLEET_OK;
+	l = xcalloc(1, sizeof(*l));
+	l->id = ++f->next_id;
+	for (i = 0; i < n; i++)
+		if (strcmp(lim[2 * i + 1], "-1") != 0)
+			snprintf(l->keys[l->n++], FLEET_KEY_MAX, "%s",
+			    keys[2 * i + 1]);
+	LIST_INSERT_HEAD(&f->held, l, entry);
+	*lease = l->id;
+	return FLEET_OK;
+}

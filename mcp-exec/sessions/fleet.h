@@ -1,0 +1,54 @@
+/*
+ * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): calls_per_minute
+ * and concurrent_calls of every principal and group counted in one Redis
+ * that all nodes share, so a principal's limit holds fleet-wide and not
+ * per node.  A check and its increment are one Lua script (atomic in
+ * Redis); a running call holds a lease (a sorted-set member scored with
+ * its expiry) that this node renews while the call runs, so a node that
+ * dies frees its leases within lease_s.  Calls to Redis are synchronous
+ * with a short timeout (FLEET_TIMEOUT_MS): the loop waits at most that.
+ * The per-node table (quota.c) still counts everything, for status and
+ * for on_unreachable: local.
+ */
+#ifndef STOCKADE_FLEET_H
+#define STOCKADE_FLEET_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "profile.h"
+#include "quota.h"
+
+#define FLEET_TIMEOUT_MS	100	/* connect and each command */
+#define FLEET_RETRY_MS		1000	/* reconnect at most this often */
+#define FLEET_KEY_MAX		(QUOTA_SUBJECT_MAX + 64)
+#define FLEET_KEY_PREFIX	"stockade:quota:"
+
+struct server;
+struct fleet;
+
+enum fleet_answer {
+	FLEET_OK,		/* within every fleet quota, counted */
+	FLEET_OVER,		/* a fleet quota is reached: v says which */
+	FLEET_DOWN,		/* store unreachable, on_unreachable: refuse */
+	FLEET_LOCAL,		/* store unreachable, local quotas decide */
+};
+
+/* NULL when c is not enabled (no fleet: section): nothing connects. */
+struct fleet	*fleet_open(struct server *, const struct fleet_conf *c);
+void		 fleet_close(struct fleet *);
+/*
+ * Checks and counts a call of bill (calls_per_minute, and a lease on
+ * concurrent_calls); *lease is the lease to release (0: none held).
+ */
+enum fleet_answer fleet_acquire(struct fleet *, const struct quota_bill *,
+		    uint64_t *lease, struct quota_verdict *v);
+void		 fleet_release(struct fleet *, uint64_t lease);
+/* The store's address as the trail names it. */
+const char	*fleet_store(const struct fleet *);
+
+/* Pure parts (unit tests): a subject's key for a quota and window. */
+int	fleet_key(char *buf, size_t len, const char *subject,
+	    enum quota_kind, time_t window_start);
+
+#endif
