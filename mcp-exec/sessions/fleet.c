@@ -91,11 +91,15 @@ int
 fleet_key(char *buf, size_t len, const char *subject, enum quota_kind k,
     time_t window_start)
 {
+	int	 n;
+
 	if (k == QUOTA_CALLS_MINUTE)
-		return xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s:%lld",
+		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s:%lld",
 		    subject, quota_names[k], (long long)window_start);
-	return xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s", subject,
-	    quota_names[k]);
+	else
+		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s", subject,
+		    quota_names[k]);
+	return n == -1 ? -1 : 0;
 }
 
 const char *

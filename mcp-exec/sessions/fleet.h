@@ -47,7 +47,8 @@ void		 fleet_release(struct fleet *, uint64_t lease);
 /* The store's address as the trail names it. */
 const char	*fleet_store(const struct fleet *);
 
-/* Pure parts (unit tests): a subject's key for a quota and window. */
+/* Pure parts (unit tests): a subject's key for a quota and window;
+ * 0, or -1 when it does not fit. */
 int	fleet_key(char *buf, size_t len, const char *subject,
 	    enum quota_kind, time_t window_start);
 
