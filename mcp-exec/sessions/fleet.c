@@ -108,6 +108,14 @@ fleet_store(const struct fleet *f)
 	return f->c.redis;
 }
 
+/* A lease's member: node, this run, lease; unique across restarts. */
+static void
+member_of(const struct fleet *f, uint64_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%llx:%llu", f->c.node_id,
+	    (unsigned long long)f->nonce, (unsigned long long)id);
+}
+
 static void
 record(struct fleet *f, const char *event, const char *error)
 {
@@ -283,8 +291,7 @@ renew_cb(evutil_socket_t fd, short ev, void *arg)
 	LIST_FOREACH(l, &f->held, entry) {
 		for (i = 0; i < l->n; i++)
 			av[i] = l->keys[i];
-		snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
-		    (unsigned long long)f->nonce, (unsigned long long)l->id);
+		member_of(f, l->id, member, sizeof(member));
 		av[l->n] = member;
 		av[l->n + 1] = ms;
 		if ((r = eval(f, f->sha_renew, (int)l->n, (int)l->n + 2,
@@ -336,8 +343,7 @@ fleet_release(struct fleet *f, uint64_t id)
 	if (l == NULL)
 		return;	/* dropped when the store went down */
 	LIST_REMOVE(l, entry);
-	snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
-	    (unsigned long long)f->nonce, (unsigned long long)l->id);
+	member_of(f, l->id, member, sizeof(member));
 	for (i = 0; i < l->n && f->rc != NULL; i++) {
 		r = redisCommand(f->rc, "ZREM %s %s", l->keys[i], member);
 		if (r == NULL) {
@@ -399,8 +405,7 @@ fleet_acquire(struct fleet *f, const struct quota_bill *b, uint64_t *lease,
 	}
 	if (n == 0)
 		return FLEET_OK;	/* nothing the fleet counts */
-	snprintf(member, sizeof(member), "%s:%llx:%llu", f->c.node_id,
-	    (unsigned long long)f->nonce, (unsigned long long)(f->next_id + 1));
+	member_of(f, f->next_id + 1, member, sizeof(member));
 	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
 	for (i = 0; i < 2 * n; i++)
 		av[i] = keys[i];
