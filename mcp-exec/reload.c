@@ -257,6 +257,8 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 	KEEP(server.reap_interval_s, "server.sessions.reap_interval_s");
 	/* The task store took its limits when it opened (protocol/task.c). */
 	KEEP(server.tasks, "server.tasks");
+	/* The fleet's store and node id are the ones it connected with. */
+	KEEP(fleet, "fleet");
 #undef KEEP
 }
 

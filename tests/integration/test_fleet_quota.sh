@@ -77,6 +77,7 @@ echo $T0 >"$CLOCK"
 export STOCKADE_QUOTA_TEST_CLOCK="$CLOCK"
 start_redis
 node A refuse
+disown "$A_PID"	# killed below, on purpose: no job notice for it
 node B refuse
 
 "$PY" - "$A_PORT" "$B_PORT" "$TOKA" "$CLOCK" "$T0" "$RS" "$A_PID" "$T" <<'EOF' || fail "fleet quotas (see above)"
@@ -141,8 +142,18 @@ assert waited < 5, waited
 print("  concurrent_calls 1 held on A refused B; A killed: B ran after %.1f s (lease_s 3)" % waited)
 open(tdir + "/b.sid", "w").write(sb)
 EOF
-wait "$A_PID" 2>/dev/null || true	# killed above, holding its lease
-A_PID=""
+A_PID=""	# killed above, holding its lease
+
+# A reload keeps the store the node started with, and says so.
+sed -i 's/^  lease_s: 3$/  lease_s: 4/' "$T/rules-B/mcp-exec.yaml"
+kill -HUP "$B_PID"
+for _ in $(seq 1 250); do
+	grep -q "reload: fleet changes at the next start" "$T/mx.err" && break
+	sleep 0.02
+done
+grep -q "reload: fleet changes at the next start" "$T/mx.err" ||
+    fail "a reload changing fleet: did not warn"
+note "SIGHUP changing fleet: warns that it applies at the next start"
 
 # Redis stops: B (refuse) refuses, naming the store; C (local) runs.
 kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true; REDIS_PID=""
