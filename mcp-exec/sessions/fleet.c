@@ -23,38 +23,52 @@
 #define PASSWORD_MAX	512
 
 /*
- * KEYS: per subject, its calls_per_minute counter and its lease set.
- * ARGV: lease member, lease ms, then per subject the two limits (-1:
- * none).  All checks come before any write, so a refusal counts nothing.
+ * KEYS: per subject, its sessions lease set, calls_per_minute counter
+ * and concurrent_calls lease set.  ARGV: the session lease's member, the
+ * call lease's, lease ms, then per subject the three limits (-1: none or
+ * not counted).  Checked in quota.c's order (sessions, calls per minute,
+ * concurrent calls), all before any write, so a refusal counts nothing.
  * The lease clock is Redis's own: nodes' clocks may disagree.
  */
 static const char acquire_lua[] =
     "local t = redis.call('TIME')\n"
     "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
-    "local ms = tonumber(ARGV[2])\n"
-    "for i = 1, #KEYS / 2 do\n"
-    "  local cpm, cc = tonumber(ARGV[2 * i + 1]), tonumber(ARGV[2 * i + 2])\n"
-    "  if cpm >= 0 then\n"
-    "    local used = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')\n"
-    "    if used >= cpm then return {i, 0, used} end\n"
-    "  end\n"
-    "  if cc >= 0 then\n"
-    "    redis.call('ZREMRANGEBYSCORE', KEYS[2 * i], '-inf', now)\n"
-    "    local used = redis.call('ZCARD', KEYS[2 * i])\n"
-    "    if used >= cc then return {i, 1, used} end\n"
+    "local ms = tonumber(ARGV[3])\n"
+    "local function lim(i, k) return tonumber(ARGV[3 * i + k]) end\n"
+    "for i = 1, #KEYS / 3 do\n"
+    "  for k = 1, 3 do\n"
+    "    local key, used = KEYS[3 * i - 3 + k], 0\n"
+    "    if lim(i, k) >= 0 then\n"
+    "      if k == 2 then\n"
+    "        used = tonumber(redis.call('GET', key) or '0')\n"
+    "      else\n"
+    "        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)\n"
+    "        used = redis.call('ZCARD', key)\n"
+    "      end\n"
+    "      if used >= lim(i, k) then return {i, k, used} end\n"
+    "    end\n"
     "  end\n"
     "end\n"
-    "for i = 1, #KEYS / 2 do\n"
-    "  if tonumber(ARGV[2 * i + 1]) >= 0 then\n"
-    "    redis.call('INCR', KEYS[2 * i - 1])\n"
-    "    redis.call('EXPIRE', KEYS[2 * i - 1], 120)\n"
+    "for i = 1, #KEYS / 3 do\n"
+    "  if lim(i, 1) >= 0 then\n"
+    "    redis.call('ZADD', KEYS[3 * i - 2], now + ms, ARGV[1])\n"
+    "    redis.call('PEXPIRE', KEYS[3 * i - 2], 2 * ms)\n"
     "  end\n"
-    "  if tonumber(ARGV[2 * i + 2]) >= 0 then\n"
-    "    redis.call('ZADD', KEYS[2 * i], now + ms, ARGV[1])\n"
-    "    redis.call('PEXPIRE', KEYS[2 * i], 2 * ms)\n"
+    "  if lim(i, 2) >= 0 then\n"
+    "    redis.call('INCR', KEYS[3 * i - 1])\n"
+    "    redis.call('EXPIRE', KEYS[3 * i - 1], 120)\n"
+    "  end\n"
+    "  if lim(i, 3) >= 0 then\n"
+    "    redis.call('ZADD', KEYS[3 * i], now + ms, ARGV[2])\n"
+    "    redis.call('PEXPIRE', KEYS[3 * i], 2 * ms)\n"
     "  end\n"
     "end\n"
     "return {0, 0, 0}\n";
+
+/* The script's quota numbers (k), in its order. */
+static const enum quota_kind script_kind[] = { QUOTA_SESSIONS,
+    QUOTA_CALLS_MINUTE, QUOTA_CONCURRENT };
+#define SCRIPT_KINDS	3
 
 /* KEYS: lease sets; ARGV: member, lease ms.  Only leases still held. */
 static const char renew_lua[] =
@@ -253,7 +267,7 @@ static redisReply *
 eval(struct fleet *f, const char *sha, int nkeys, int argc,
     const char **argv)
 {
-	const char	*av[2 + 3 + 2 * QUOTA_BILL_MAX + 2 * QUOTA_BILL_MAX];
+	const char	*av[3 + 3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
 	char		 nk[16];
 	redisReply	*r;
 	int		 i;
@@ -371,68 +385,89 @@ fleet_close(struct fleet *f)
 	free(f);
 }
 
-enum fleet_answer
-fleet_acquire(struct fleet *f, const struct quota_bill *b, uint64_t *lease,
-    struct quota_verdict *v)
+/* A lease on the sets keys[k] of the subjects whose limit k counts. */
+static uint64_t
+hold(struct fleet *f, uint64_t id, unsigned n, char keys[][FLEET_KEY_MAX],
+    char lim[][24], unsigned k)
 {
-	const char	*av[2 + 2 * QUOTA_BILL_MAX + 2 * QUOTA_BILL_MAX];
-	char		 keys[2 * QUOTA_BILL_MAX][FLEET_KEY_MAX];
-	char		 lim[2 * QUOTA_BILL_MAX][24], member[128], ms[32];
-	unsigned	 idx[QUOTA_BILL_MAX], i, n = 0, nlease = 0;
-	time_t		 now = quota_now(), minute = now - now % 60;
-	uint64_t	 cpm, cc;
-	redisReply	*r;
-	struct lease	*l;
-	long long	 which;
+	struct lease	*l = xcalloc(1, sizeof(*l));
+	unsigned	 i;
 
-	*lease = 0;
+	l->id = id;
+	for (i = 0; i < n; i++)
+		if (strcmp(lim[SCRIPT_KINDS * i + k], "-1") != 0)
+			snprintf(l->keys[l->n++], FLEET_KEY_MAX, "%s",
+			    keys[SCRIPT_KINDS * i + k]);
+	if (l->n == 0) {
+		free(l);
+		return 0;
+	}
+	LIST_INSERT_HEAD(&f->held, l, entry);
+	return id;
+}
+
+enum fleet_answer
+fleet_acquire(struct fleet *f, const struct quota_bill *b, int new_session,
+    uint64_t *call_lease, uint64_t *session_lease, struct quota_verdict *v)
+{
+	const char	*av[3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
+	char		 keys[SCRIPT_KINDS * QUOTA_BILL_MAX][FLEET_KEY_MAX];
+	char		 lim[SCRIPT_KINDS * QUOTA_BILL_MAX][24];
+	char		 smember[128], cmember[128], ms[32];
+	unsigned	 idx[QUOTA_BILL_MAX], i, k, n = 0, any;
+	time_t		 now = quota_now(), minute = now - now % 60;
+	uint64_t	 max;
+	redisReply	*r;
+	long long	 which, kind;
+
+	*call_lease = *session_lease = 0;
 	for (i = 0; i < b->n; i++) {
-		cpm = b->a[i].lim.max[QUOTA_CALLS_MINUTE];
-		cc = b->a[i].lim.max[QUOTA_CONCURRENT];
-		if (cpm == QUOTA_UNLIMITED && cc == QUOTA_UNLIMITED)
-			continue;
-		if (fleet_key(keys[2 * n], FLEET_KEY_MAX, b->a[i].subject,
-		    QUOTA_CALLS_MINUTE, minute) == -1 ||
-		    fleet_key(keys[2 * n + 1], FLEET_KEY_MAX, b->a[i].subject,
-		    QUOTA_CONCURRENT, 0) == -1)
-			continue;	/* bounded by QUOTA_SUBJECT_MAX */
-		snprintf(lim[2 * n], sizeof(lim[0]), "%lld", cpm ==
-		    QUOTA_UNLIMITED ? -1LL : (long long)cpm);
-		snprintf(lim[2 * n + 1], sizeof(lim[0]), "%lld", cc ==
-		    QUOTA_UNLIMITED ? -1LL : (long long)cc);
-		nlease += cc != QUOTA_UNLIMITED;
-		idx[n++] = i;
+		any = 0;
+		for (k = 0; k < SCRIPT_KINDS; k++) {
+			max = b->a[i].lim.max[script_kind[k]];
+			if (script_kind[k] == QUOTA_SESSIONS && !new_session)
+				max = QUOTA_UNLIMITED;
+			any |= max != QUOTA_UNLIMITED;
+			snprintf(lim[SCRIPT_KINDS * n + k], sizeof(lim[0]),
+			    "%lld", max == QUOTA_UNLIMITED ? -1LL :
+			    (long long)max);
+			if (fleet_key(keys[SCRIPT_KINDS * n + k], FLEET_KEY_MAX,
+			    b->a[i].subject, script_kind[k], minute) == -1)
+				any = 0;	/* bounded by QUOTA_SUBJECT_MAX */
+		}
+		if (any)
+			idx[n++] = i;
 	}
 	if (n == 0)
 		return FLEET_OK;	/* nothing the fleet counts */
-	member_of(f, f->next_id + 1, member, sizeof(member));
+	member_of(f, f->next_id + 1, smember, sizeof(smember));
+	member_of(f, f->next_id + 2, cmember, sizeof(cmember));
 	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
-	for (i = 0; i < 2 * n; i++)
+	for (i = 0; i < SCRIPT_KINDS * n; i++) {
 		av[i] = keys[i];
-	av[2 * n] = member;
-	av[2 * n + 1] = ms;
-	for (i = 0; i < 2 * n; i++)
-		av[2 * n + 2 + i] = lim[i];
-	if ((r = eval(f, f->sha_acquire, (int)(2 * n), (int)(4 * n + 2),
-	    av)) == NULL)
-		return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
-		    FLEET_DOWN;
+		av[SCRIPT_KINDS * n + 3 + i] = lim[i];
+	}
+	av[SCRIPT_KINDS * n] = smember;
+	av[SCRIPT_KINDS * n + 1] = cmember;
+	av[SCRIPT_KINDS * n + 2] = ms;
+	if ((r = eval(f, f->sha_acquire, (int)(SCRIPT_KINDS * n),
+	    (int)(2 * SCRIPT_KINDS * n + 3), av)) == NULL)
+		goto down;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER ||
 	    r->element[1]->type != REDIS_REPLY_INTEGER ||
 	    r->element[2]->type != REDIS_REPLY_INTEGER ||
-	    r->element[0]->integer < 0 ||
-	    r->element[0]->integer > (long long)n) {
+	    (which = r->element[0]->integer) < 0 || which > (long long)n ||
+	    (kind = r->element[1]->integer) < 0 || kind > SCRIPT_KINDS ||
+	    (which != 0) != (kind != 0)) {
 		freeReplyObject(r);
 		went_down(f, "unexpected reply to the quota script");
-		return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
-		    FLEET_DOWN;
+		goto down;
 	}
-	if ((which = r->element[0]->integer) != 0) {
+	if (which != 0) {
 		i = idx[which - 1];
 		memset(v, 0, sizeof(*v));
-		v->kind = r->element[1]->integer == 0 ? QUOTA_CALLS_MINUTE :
-		    QUOTA_CONCURRENT;
+		v->kind = script_kind[kind - 1];
 		v->limit = b->a[i].lim.max[v->kind];
 		v->used = (uint64_t)(r->element[2]->integer < 0 ? 0 :
 		    r->element[2]->integer);
@@ -443,15 +478,11 @@ fleet_acquire(struct fleet *f, const struct quota_bill *b, uint64_t *lease,
 		return FLEET_OVER;
 	}
 	freeReplyObject(r);
-	if (nlease == 0)
-		return FLEET_OK;
-	l = xcalloc(1, sizeof(*l));
-	l->id = ++f->next_id;
-	for (i = 0; i < n; i++)
-		if (strcmp(lim[2 * i + 1], "-1") != 0)
-			snprintf(l->keys[l->n++], FLEET_KEY_MAX, "%s",
-			    keys[2 * i + 1]);
-	LIST_INSERT_HEAD(&f->held, l, entry);
-	*lease = l->id;
+	*session_lease = hold(f, f->next_id + 1, n, keys, lim, 0);
+	*call_lease = hold(f, f->next_id + 2, n, keys, lim, 2);
+	f->next_id += 2;
 	return FLEET_OK;
+down:
+	return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
+	    FLEET_DOWN;
 }

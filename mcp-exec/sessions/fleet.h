@@ -1,14 +1,15 @@
 /*
- * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): calls_per_minute
- * and concurrent_calls of every principal and group counted in one Redis
- * that all nodes share, so a principal's limit holds fleet-wide and not
- * per node.  A check and its increment are one Lua script (atomic in
- * Redis); a running call holds a lease (a sorted-set member scored with
- * its expiry) that this node renews while the call runs, so a node that
- * dies frees its leases within lease_s.  Calls to Redis are synchronous
- * with a short timeout (FLEET_TIMEOUT_MS): the loop waits at most that.
- * The per-node table (quota.c) still counts everything, for status and
- * for on_unreachable: local.
+ * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): sessions,
+ * calls_per_minute and concurrent_calls of every principal and group
+ * counted in one Redis that all nodes share, so a principal's limit
+ * holds fleet-wide and not per node.  A check and its increment are one
+ * Lua script (atomic in Redis); a running call and a live session hold a
+ * lease (a sorted-set member scored with its expiry) that this node
+ * renews while they last, so a node that dies frees its leases within
+ * lease_s.  Calls to Redis are synchronous with a short timeout
+ * (FLEET_TIMEOUT_MS): the loop waits at most that per command.  The
+ * per-node table (quota.c) still counts everything, for status and for
+ * on_unreachable: local.
  */
 #ifndef STOCKADE_FLEET_H
 #define STOCKADE_FLEET_H
@@ -38,11 +39,13 @@ enum fleet_answer {
 struct fleet	*fleet_open(struct server *, const struct fleet_conf *c);
 void		 fleet_close(struct fleet *);
 /*
- * Checks and counts a call of bill (calls_per_minute, and a lease on
- * concurrent_calls); *lease is the lease to release (0: none held).
+ * Checks and counts a call of bill: calls_per_minute, a lease on
+ * concurrent_calls and, with new_session, one on sessions.  The leases
+ * are to release when the call or the session ends (0: none held).
  */
 enum fleet_answer fleet_acquire(struct fleet *, const struct quota_bill *,
-		    uint64_t *lease, struct quota_verdict *v);
+		    int new_session, uint64_t *call_lease,
+		    uint64_t *session_lease, struct quota_verdict *v);
 void		 fleet_release(struct fleet *, uint64_t lease);
 /* The store's address as the trail names it. */
 const char	*fleet_store(const struct fleet *);

@@ -90,7 +90,8 @@ fleet_authorize(struct tool_req *rq, const char *tool, const char *sid,
 
 	if ((cg->fleet = rq->srv->fleet) == NULL)
 		return 0;
-	switch (fleet_acquire(cg->fleet, &cg->bill, &cg->lease, &v)) {
+	switch (fleet_acquire(cg->fleet, &cg->bill, sid == NULL, &cg->lease,
+	    &cg->session_lease, &v)) {
 	case FLEET_OVER:
 		refuse_quota(rq, tool, &v, sid);
 		return -1;

@@ -143,7 +143,8 @@ exec_end(struct exec_call *ec)
 {
 	/* Refused or failed before start_call took it. */
 	fleet_release(ec->cg.fleet, ec->cg.lease);
-	ec->cg.lease = 0;
+	fleet_release(ec->cg.fleet, ec->cg.session_lease);
+	ec->cg.lease = ec->cg.session_lease = 0;
 	exec_args_free(&ec->x);
 	json_decref(ec->argv);
 	ec->argv = NULL;

@@ -102,7 +102,7 @@ tool_args(struct tool_req *rq, const char *tool, const struct arg_spec *spec,
 
 /* A session for this request: its session_created names the client. */
 struct session *
-tool_session_create(struct tool_req *rq, const struct call_grant *cg,
+tool_session_create(struct tool_req *rq, struct call_grant *cg,
     char *err, size_t errlen)
 {
 	json_t		*client = tool_client_json(rq->client);
@@ -111,6 +111,11 @@ tool_session_create(struct tool_req *rq, const struct call_grant *cg,
 	s = session_create(rq->srv, rq->principal, cg->prof, &cg->bill, client,
 	    err, errlen);
 	json_decref(client);
+	if (s != NULL) {
+		/* The fleet's sessions lease lives as long as the session. */
+		session_set_fleet_lease(s, cg->session_lease);
+		cg->session_lease = 0;
+	}
 	return s;
 }
 

@@ -46,6 +46,7 @@ struct call_grant {
 	struct quota_bill	 bill;
 	struct fleet		*fleet;	/* the lease's store */
 	uint64_t		 lease;	/* fleet concurrent_calls, 0: none */
+	uint64_t		 session_lease;	/* fleet sessions, 0: none */
 };
 
 /* 1 when the caller may use tool; 0 after a refusal (ends rq). */
@@ -59,7 +60,7 @@ int	tool_authorize(struct tool_req *, const char *tool,
 	    const char *profile, const char *sid, struct call_grant *);
 /* A session for this request; NULL with err. */
 struct session *tool_session_create(struct tool_req *,
-	    const struct call_grant *, char *err, size_t errlen);
+	    struct call_grant *, char *err, size_t errlen);
 /* A call refused before it ran: audited as call_refused and counted as
  * refused (rq not ended); refuse_record only audits. */
 void	refuse(struct tool_req *, const char *tool, const char *reason,

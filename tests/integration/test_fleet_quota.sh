@@ -1,9 +1,9 @@
 #!/bin/bash
 # Quotas across a fleet (rules/mcp-exec.yaml fleet:, issue 35): two
 # mcp-exec --http nodes share one redis-server (unix socket, no TCP).
-# A principal's calls_per_minute holds in total, not per node; a node
-# killed while a call of it holds a concurrent_calls lease frees it within
-# lease_s; with Redis stopped, on_unreachable: refuse refuses (recorded)
+# A principal's calls_per_minute and sessions hold in total, not per
+# node; a node killed while a call and a session of it hold leases
+# (concurrent_calls, sessions) frees them within lease_s; with Redis stopped, on_unreachable: refuse refuses (recorded)
 # and local falls back to per-node quotas (recorded); Redis back: restored.
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +35,7 @@ mcp_tokens "user:p" "user:q"
 cat >>"$R/principals.yaml" <<'EOF'
 principals:
   - name: "user:p"
-    quotas: { calls_per_minute: 4, concurrent_calls: 1 }
+    quotas: { calls_per_minute: 4, concurrent_calls: 1, sessions: 2 }
   - name: "user:q"
 EOF
 # node NAME MODE: its own rules (node id, on_unreachable) and state dir.
@@ -93,9 +93,9 @@ def client(port):
 def run(c, code, **kw):
     kw["code"] = code
     return c.tool("execute_python", kw)
-def leases():
+def leases(what="concurrent_calls"):
     return int(subprocess.check_output(["redis-cli", "-s", rs, "ZCARD",
-        "stockade:quota:principal:user:p:concurrent_calls"]).strip() or 0)
+        "stockade:quota:principal:user:p:" + what]).strip() or 0)
 
 a, b = client(pa), client(pb)
 sa = run(a, "1")["structuredContent"]["session_id"]
@@ -128,6 +128,15 @@ for _ in range(500):
 assert leases() == 1, "no lease while A's call runs"
 r = run(b, "1", session_id=sb)
 assert r.get("isError") and "concurrent_calls (1)" in r["content"][0]["text"], r
+# sessions 2: one on each node; a third, on either, is refused.
+r = run(b, "1")
+assert r.get("isError") and "sessions (2) of principal:user:p" in r["content"][0]["text"], r
+# Renewed while the call runs: still held past lease_s.
+time.sleep(3.5)
+r = run(b, "1", session_id=sb)
+assert r.get("isError") and "concurrent_calls (1)" in r["content"][0]["text"], \
+    ("the running call's lease expired: not renewed", r)
+print("  a running call's lease is renewed: still held after 3.5 s (lease_s 3)")
 # A dies holding it: the lease expires within lease_s (3 s), no renewal.
 os.kill(int(apid), signal.SIGKILL)
 t = time.time()
@@ -140,6 +149,15 @@ waited = time.time() - t
 assert not r.get("isError"), ("lease of the dead node never freed", r)
 assert waited < 5, waited
 print("  concurrent_calls 1 held on A refused B; A killed: B ran after %.1f s (lease_s 3)" % waited)
+# A's session's lease went with it: B may open a second one now.
+r = run(b, "1")
+assert not r.get("isError"), ("the dead node's session lease never freed", r)
+# B's first session, over 3 s old, still counts (renewed); the new one
+# goes when it is closed.
+assert leases("sessions") == 2, leases("sessions")
+b.tool("close_session", {"session_id": r["structuredContent"]["session_id"]})
+assert leases("sessions") == 1, leases("sessions")
+print("  sessions 2 (one per node) refused a third; A killed: its session freed; close_session frees one")
 open(tdir + "/b.sid", "w").write(sb)
 EOF
 A_PID=""	# killed above, holding its lease

@@ -97,6 +97,10 @@ START_TEST(test_keys)
 	ck_assert_int_eq(fleet_key(a, sizeof(a), "group:analysts",
 	    QUOTA_CONCURRENT, 0), 0);
 	ck_assert_str_eq(a, FLEET_KEY_PREFIX "group:analysts:concurrent_calls");
+	/* Live counts have no window: the same key at any time. */
+	ck_assert_int_eq(fleet_key(a, sizeof(a), "group:analysts",
+	    QUOTA_SESSIONS, 1800000000), 0);
+	ck_assert_str_eq(a, FLEET_KEY_PREFIX "group:analysts:sessions");
 	/* Too small a buffer is an error, never a cut key. */
 	ck_assert_int_eq(fleet_key(a, 20, "group:analysts", QUOTA_CONCURRENT,
 	    0), -1);
