@@ -33,6 +33,8 @@ DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
 	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \
 	    kmod cpio xz-utils file runsc redis-server
+# haproxy: the fleet router (deploy/router/) in front of mcp-exec nodes.
+DEB_TEST += haproxy
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)

@@ -87,6 +87,10 @@ apply_opts(const struct server_opts *o, struct mcpexec_conf *c)
 	if (o->netguard_socket != NULL && xsnprintf(sc->netguard_socket,
 	    sizeof(sc->netguard_socket), "%s", o->netguard_socket) == -1)
 		return -1;
+	/* Checked by the command line's parser to be a label. */
+	if (o->node_id != NULL && xsnprintf(c->fleet.node_id,
+	    sizeof(c->fleet.node_id), "%s", o->node_id) == -1)
+		return -1;
 	return 0;
 }
 
@@ -257,8 +261,13 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 	KEEP(server.reap_interval_s, "server.sessions.reap_interval_s");
 	/* The task store took its limits when it opened (protocol/task.c). */
 	KEEP(server.tasks, "server.tasks");
-	/* The fleet's store and node id are the ones it connected with. */
-	KEEP(fleet, "fleet");
+	/* Handles out there name the node: it is who this server is. */
+	KEEP(fleet.node_id, "fleet.node_id");
+	/* The fleet's quota store is the one it connected to. */
+	KEEP(fleet.redis, "fleet.redis");
+	KEEP(fleet.password_file, "fleet.password_file");
+	KEEP(fleet.on_unreachable, "fleet.on_unreachable");
+	KEEP(fleet.lease_s, "fleet.lease_s");
 #undef KEEP
 }
 

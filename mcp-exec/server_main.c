@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "drain.h"
 #include "evbase.h"
 #include "log.h"
 #include "usage.h"
@@ -24,10 +25,11 @@
 #include "protocol/task.h"
 #include "reload.h"
 #include "run.h"
+#include "sessions/fleet.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
-#include "sessions/fleet.h"
 #include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/pool.h"
@@ -73,19 +75,43 @@ reap_cb(evutil_socket_t fd, short ev, void *arg)
 	sweep_remains(arg);
 }
 
+/* Every session ends with reason; then the loop, soon. */
+static void
+stop(struct server *srv, const char *reason)
+{
+	struct timeval	 flush = { 0, LISTEN_FLUSH_US };
+	int		 drained = srv->draining;
+
+	srv->stopping = 1;
+	pool_free(srv);
+	sessions_close_all(srv, reason);
+	/* Open subscriptions get their closing result, and a moment for
+	 * it to reach the client before the streams are torn down; so do
+	 * the last answers of a drain. */
+	event_base_loopexit(srv->base, listen_shutdown() > 0 || drained ?
+	    &flush : NULL);
+}
+
 static void
 signal_cb(evutil_socket_t sig, short ev, void *arg)
 {
 	struct server	*srv = arg;
-	struct timeval	 flush = { 0, LISTEN_FLUSH_US };
 
+	/* A node a router feeds lets its calls finish (drain.c). */
+	if (sig == SIGTERM && drain_begin(srv, stop) == 0)
+		return;
 	log_info("%s: stopping", strsignal((int)sig));
-	srv->stopping = 1;
-	pool_free(srv);
-	sessions_close_all(srv, "mcp-exec stopped");
-	/* Open subscriptions get their closing result, and a moment for
-	 * it to reach the client before the streams are torn down. */
-	event_base_loopexit(srv->base, listen_shutdown() > 0 ? &flush : NULL);
+	stop(srv, "mcp-exec stopped");
+}
+
+/* The node a fleet knows this server as, on its start and stop records. */
+static json_t *
+with_node(const struct server *srv, json_t *ev)
+{
+	if (ev != NULL && srv->conf.fleet.node_id[0] != '\0')
+		json_object_set_new(ev, "node",
+		    json_string(srv->conf.fleet.node_id));
+	return ev;
 }
 
 /* A hangup reloads the rules; sessions keep going with their own profile. */
@@ -107,6 +133,7 @@ cmd_serve(int argc, char *argv[])
 		{ "audit-socket", required_argument, NULL, 'A' },
 		{ "netguard-socket", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "node-id", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct server	 srv;
@@ -154,6 +181,9 @@ cmd_serve(int argc, char *argv[])
 		case 'N':
 			o->netguard_socket = optarg;
 			break;
+		case 'I':
+			o->node_id = optarg;
+			break;
 		default:
 			mcpexec_usage();
 		}
@@ -165,6 +195,12 @@ cmd_serve(int argc, char *argv[])
 	    (o->netguard_socket && o->netguard_socket[0] != '/')) {
 		fprintf(stderr, "mcp-exec: --state-dir, --audit-socket and "
 		    "--netguard-socket take absolute paths\n");
+		return 1;
+	}
+	if (o->node_id != NULL && !fleet_node_ok(o->node_id)) {
+		fprintf(stderr, "mcp-exec: --node-id %s: a DNS label (a-z, "
+		    "0-9, '-'; 1 to %d; no '-' at either end)\n", o->node_id,
+		    FLEET_NODE_MAX - 1);
 		return 1;
 	}
 	/* stdout is the protocol's: logs go to stderr. */
@@ -212,13 +248,14 @@ cmd_serve(int argc, char *argv[])
 	audit_link_init(&srv.audit, srv.base, srv.conf.server.audit_socket,
 	    "mcp-exec");
 	/* Like netguard's: a reviewer sees when calls could have happened. */
-	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s, s:s}", "event",
-	    "daemon_start", "program", "mcp-exec", "version", STOCKADE_VERSION,
-	    "transport", http != NULL ? "http" : "stdio", "rules_dir",
-	    o->rules_dir));
+	server_audit(&srv, with_node(&srv, json_pack("{s:s, s:s, s:s, s:s, "
+	    "s:s}", "event", "daemon_start", "program", "mcp-exec", "version",
+	    STOCKADE_VERSION, "transport", http != NULL ? "http" : "stdio",
+	    "rules_dir", o->rules_dir)));
 	server_audit_loaded(&srv);
-	/* fleet: quotas shared with the other nodes; none: nothing connects. */
-	srv.fleet = fleet_open(&srv, &srv.conf.fleet);
+	/* fleet.redis: quotas shared with the other nodes; unset: nothing
+	 * connects. */
+	srv.fleet = fleet_quota_open(&srv, &srv.conf.fleet);
 	sweep_remains(&srv);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
@@ -259,9 +296,10 @@ cmd_serve(int argc, char *argv[])
 		transport_stdio_stop();
 	persist_flush(&srv);	/* the usage the timer had not written yet */
 	status_unpublish(&srv);
-	server_audit(&srv, json_pack("{s:s, s:s, s:s, s:s}", "event",
-	    "daemon_stop", "program", "mcp-exec", "version", STOCKADE_VERSION,
-	    "transport", http != NULL ? "http" : "stdio"));
+	server_audit(&srv, drain_record(with_node(&srv, json_pack("{s:s, s:s, "
+	    "s:s, s:s}", "event", "daemon_stop", "program", "mcp-exec",
+	    "version", STOCKADE_VERSION, "transport", http != NULL ? "http" :
+	    "stdio"))));
 out:
 	transport_http_free(http);
 	for (i = 0; i < 3; i++)
@@ -269,8 +307,9 @@ out:
 			event_free(sigs[i]);
 	if (srv.reaper != NULL)
 		event_free(srv.reaper);
+	drain_free();
 	if (srv.base != NULL) {
-		fleet_close(srv.fleet);	/* its leases freed for the others */
+		fleet_quota_close(srv.fleet);	/* leases go to the others */
 		audit_link_shutdown(&srv.audit);
 		inflight_close(&srv);	/* after the last end's ack */
 		sandbox_seccomp_free(&srv.seccomp);

@@ -16,7 +16,7 @@ usage_print(FILE *f)
 	    "[--rules DIR]\n"
 	    "                [--profile NAME] [--state-dir DIR] "
 	    "[--audit-socket PATH]\n"
-	    "                [--netguard-socket PATH]\n"
+	    "                [--netguard-socket PATH] [--node-id ID]\n"
 	    "       mcp-exec run [-h] [--rules DIR] [--profile NAME] "
 	    "[--file PATH]...\n"
 	    "                    [--timeout-ms N] [--state-dir DIR] "

@@ -25,7 +25,7 @@ struct listener {
 	struct mcp_conn		*conn;
 	json_t			*id;	/* the listen request's: the subscription */
 	char			 principal[PRINCIPAL_MAX];
-	char			 task[LISTEN_TASKS_MAX][TASK_ID_LEN + 1];
+	char			 task[LISTEN_TASKS_MAX][TASK_ID_MAX];
 	unsigned char		 ended[LISTEN_TASKS_MAX];
 	unsigned		 ntask, nended;
 	struct event		*lifetime;
@@ -236,7 +236,7 @@ listen_m_listen(struct mcp_conn *c, const json_t *id, const json_t *params,
 				break;
 		if (j < l->ntask)
 			continue;
-		snprintf(l->task[l->ntask++], TASK_ID_LEN + 1, "%s", t->id);
+		snprintf(l->task[l->ntask++], TASK_ID_MAX, "%s", t->id);
 		json_array_append_new(acked, json_string(t->id));
 	}
 	ack = json_object();

@@ -180,30 +180,40 @@ port_result(struct tool_req *rq, json_t *result)
 	flight_done(f);
 }
 
+int
+mcp_fault_code(enum tool_fault fault, int modern)
+{
+	switch (fault) {
+	case TOOL_BAD_PARAMS:
+		return RPC_INVALID_PARAMS;
+	case TOOL_NOT_FOUND:
+		/* 2026-07-28 moved "resource not found" to invalid params. */
+		return modern ? RPC_INVALID_PARAMS : MCP_RESOURCE_NOT_FOUND;
+	case TOOL_SESSION_LOST:
+		return FLEET_ERR_SESSION_LOST;
+	case TOOL_DRAINING:
+		return FLEET_ERR_DRAINING;
+	case TOOL_WRONG_NODE:
+		return FLEET_ERR_WRONG_NODE;
+	default:
+		return RPC_INTERNAL_ERROR;
+	}
+}
+
 static void
 port_fault(struct tool_req *rq, enum tool_fault fault, const char *msg)
 {
 	struct inflight	*f = flight_of(rq);
+	json_t		*data = rq->fault_data;
 	int		 code;
 
-	switch (fault) {
-	case TOOL_BAD_PARAMS:
-		code = RPC_INVALID_PARAMS;
-		break;
-	case TOOL_NOT_FOUND:
-		/* 2026-07-28 moved "resource not found" to invalid params. */
-		code = f->era.modern ? RPC_INVALID_PARAMS :
-		    MCP_RESOURCE_NOT_FOUND;
-		break;
-	default:
-		code = RPC_INTERNAL_ERROR;
-		break;
-	}
+	rq->fault_data = NULL;
+	code = mcp_fault_code(fault, f->era.modern);
 	/* 2026-07-28 (SEP-2164): which resource was not found, as data. */
-	if (fault == TOOL_NOT_FOUND && f->not_found != NULL)
-		send_msg(f->conn, json_pack("{s:s, s:O, s:{s:i, s:s, s:O}}",
-		    "jsonrpc", "2.0", "id", f->id, "error", "code", code,
-		    "message", msg, "data", f->not_found));
+	if (data == NULL && fault == TOOL_NOT_FOUND && f->not_found != NULL)
+		data = json_incref(f->not_found);
+	if (data != NULL)
+		mcp_error_data(f->conn, f->id, code, msg, data);
 	else
 		mcp_error(f->conn, f->id, code, "%s", msg);
 	flight_done(f);

@@ -74,6 +74,8 @@ void		 mcp_cancel(struct mcp_conn *, const json_t *id);
 void		 mcp_respond(struct mcp_conn *, const json_t *id, json_t *result);
 void		 mcp_error(struct mcp_conn *, const json_t *id, int code,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The JSON-RPC code of a tool's fault, in the request's era. */
+int		 mcp_fault_code(enum tool_fault, int modern);
 /* An error with data (stolen), as the specification gives it. */
 void		 mcp_error_data(struct mcp_conn *, const json_t *id, int code,
 		    const char *msg, json_t *data);

@@ -25,6 +25,9 @@
 			"its result is lost"
 #define NOT_FOUND_MSG	"Failed to retrieve task: Task not found"
 
+/* A task's id goes down to the tools in their own buffer. */
+_Static_assert(TOOL_TASK_ID_MAX >= TASK_ID_MAX, "tool_req.task_id");
+
 struct task_wait {
 	LIST_ENTRY(task_wait)	 entry;
 	struct mcp_conn		*conn;
@@ -97,7 +100,9 @@ answer(struct mcp_conn *c, const json_t *id, json_t *result, int modern)
 static void
 outcome(struct mcp_conn *c, const json_t *id, const struct task_rec *t)
 {
-	json_t	*r;
+	json_t		*r, *data;
+	const char	*msg;
+	int		 code;
 
 	if (t == NULL) {
 		mcp_error(c, id, RPC_INVALID_PARAMS, "Failed to retrieve task: "
@@ -113,9 +118,13 @@ outcome(struct mcp_conn *c, const json_t *id, const struct task_rec *t)
 		mcp_respond(c, id, r);
 		break;
 	case TASK_FAILED:
-		mcp_error(c, id, (int)json_integer_value(json_object_get(
-		    t->error, "code")), "%s", json_string_value(
-		    json_object_get(t->error, "message")));
+		code = (int)json_integer_value(json_object_get(t->error,
+		    "code"));
+		msg = json_string_value(json_object_get(t->error, "message"));
+		if ((data = json_object_get(t->error, "data")) != NULL)
+			mcp_error_data(c, id, code, msg, json_incref(data));
+		else
+			mcp_error(c, id, code, "%s", msg);
 		break;
 	case TASK_CANCELLED:
 		mcp_error(c, id, RPC_INTERNAL_ERROR, "the task was cancelled");
@@ -212,11 +221,15 @@ port_result(struct tool_req *rq, json_t *result)
 static void
 port_fault(struct tool_req *rq, enum tool_fault fault, const char *msg)
 {
-	int	 code = fault == TOOL_INTERNAL ? RPC_INTERNAL_ERROR :
-		    RPC_INVALID_PARAMS;
+	int	 code = mcp_fault_code(fault, 1);
+	json_t	*err = json_pack("{s:i, s:s}", "code", code, "message", msg);
 
-	run_end(run_of(rq), TASK_FAILED, NULL, json_pack("{s:i, s:s}",
-	    "code", code, "message", msg), msg);
+	/* The fleet's faults keep their data: tasks/result repeats it. */
+	if (err != NULL && rq->fault_data != NULL)
+		json_object_set(err, "data", rq->fault_data);
+	json_decref(rq->fault_data);
+	rq->fault_data = NULL;
+	run_end(run_of(rq), TASK_FAILED, NULL, err, msg);
 }
 
 static void
@@ -433,6 +446,7 @@ lookup(struct mcp_conn *c, const json_t *id, const json_t *params,
 {
 	struct task_rec	*t = NULL;
 	const char	*tid;
+	char		 node[FLEET_NODE_MAX], msg[256];
 
 	/* 2026-07-28: the extension's methods are for who declares it
 	 * (SEP-2575 MissingRequiredClientCapability). */
@@ -446,8 +460,16 @@ lookup(struct mcp_conn *c, const json_t *id, const json_t *params,
 	if (tasks.open)
 		t = task_store_find(&tasks.store, c->principal, tid,
 		    task_now_ms());
+	/* Another node's: the router should have sent it there. */
+	if (t == NULL && tasks.srv != NULL && fleet_foreign(
+	    tasks.srv->conf.fleet.node_id, tid, node)) {
+		snprintf(msg, sizeof(msg), FLEET_WRONG_NODE_FMT, node,
+		    FLEET_SELF(tasks.srv->conf.fleet.node_id));
+		mcp_error_data(c, id, FLEET_ERR_WRONG_NODE, msg,
+		    fleet_error_data(FLEET_WRONG_NODE, node, tid));
+	}
 	/* Unknown, expired and someone else's read alike: no oracle. */
-	if (t == NULL)
+	else if (t == NULL)
 		mcp_error(c, id, RPC_INVALID_PARAMS, "%s", NOT_FOUND_MSG);
 	return t;
 }

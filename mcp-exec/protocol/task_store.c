@@ -32,6 +32,18 @@ task_status_name(enum task_status s)
 	return status_names[s];
 }
 
+int
+task_id_ok(const char *id)
+{
+	char	 node[FLEET_NODE_MAX];
+	size_t	 n = strlen(id);
+
+	return n >= TASK_ID_LEN && hex_lower(id, TASK_ID_LEN) &&
+	    (n == TASK_ID_LEN || (id[TASK_ID_LEN] == FLEET_SEP &&
+	    fleet_handle_node(id, node) && n == TASK_ID_LEN + 1 +
+	    strlen(node)));
+}
+
 int64_t
 task_now_ms(void)
 {
@@ -130,8 +142,9 @@ task_rec_parse(const json_t *o, const char *name, struct task_rec *t,
 	    !json_is_integer(json_object_get(o, "version")))
 		BAD("version: not %d", TASK_VERSION);
 	if (get_str(o, "id", t->id, sizeof(t->id), 1) == -1 ||
-	    strlen(t->id) != TASK_ID_LEN || !hex_lower(t->id, TASK_ID_LEN))
-		BAD("id: not %d lower-case hex digits", TASK_ID_LEN);
+	    !task_id_ok(t->id))
+		BAD("id: not %d lower-case hex digits (and a node)",
+		    TASK_ID_LEN);
 	/* The file's name is its id: one task, one file. */
 	if (name != NULL && strcmp(name, t->id) != 0)
 		BAD("id: not the file's name");
@@ -315,6 +328,7 @@ task_store_open(struct task_store *st, const char *state_dir,
 
 	memset(st, 0, sizeof(*st));
 	TAILQ_INIT(&st->tasks);
+	snprintf(st->node, sizeof(st->node), "%s", conf->fleet.node_id);
 	st->max_ttl_ms = conf->server.tasks.max_ttl_ms;
 	st->max_total = conf->server.tasks.max_total;
 	st->max_per_principal = conf->server.tasks.max_per_principal;
@@ -331,8 +345,10 @@ task_store_open(struct task_store *st, const char *state_dir,
 		    strcmp(de->d_name, "..") == 0)
 			continue;
 		n = strlen(de->d_name);
-		/* A write that a crash interrupted: the old record stands. */
-		if (n > 4 && strcmp(de->d_name + n - 4, ".tmp") == 0) {
+		/* A write that a crash interrupted: the old record stands.
+		 * (A record of a node named "tmp" is no leftover.) */
+		if (n > 4 && strcmp(de->d_name + n - 4, ".tmp") == 0 &&
+		    strcmp(de->d_name + n - 3, st->node) != 0) {
 			rec_unlink(st, de->d_name);
 			continue;
 		}
@@ -373,7 +389,6 @@ task_store_new(struct task_store *st, const char *principal,
     const char *tool, int64_t ttl_ms, int64_t now, char *why, size_t whylen)
 {
 	struct task_rec	*t;
-	uint8_t		 rnd[TASK_ID_LEN / 2];
 
 	/* The expired make room before anyone is refused. */
 	task_store_sweep(st, now, NULL, NULL);
@@ -389,9 +404,7 @@ task_store_new(struct task_store *st, const char *principal,
 	}
 	t = xcalloc(1, sizeof(*t));
 	/* 128 random bits: an id cannot be guessed, only be given. */
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	hex_encode(rnd, sizeof(rnd), t->id);
+	fleet_handle(st->node, "", TASK_ID_RANDOM, t->id, sizeof(t->id));
 	snprintf(t->principal, sizeof(t->principal), "%s", principal);
 	snprintf(t->tool, sizeof(t->tool), "%s", tool);
 	str_ascii(t->tool);

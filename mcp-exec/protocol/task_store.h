@@ -13,9 +13,13 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "sessions/fleet.h"
 #include "sessions/profile.h"
 
-#define TASK_ID_LEN		32		/* 128 random bits, hex */
+#define TASK_ID_RANDOM		16		/* bytes: 128 bits */
+#define TASK_ID_LEN		(2 * TASK_ID_RANDOM)	/* in hex */
+/* hex [+ "." node] + NUL: the node that holds it (sessions/fleet.h). */
+#define TASK_ID_MAX		(TASK_ID_LEN + FLEET_SUFFIX_MAX + 1)
 #define TASK_TOOL_MAX		64
 #define TASK_MSG_MAX		256		/* statusMessage */
 #define TASK_RESULT_MAX		(4 * 1024 * 1024)	/* a result, as JSON */
@@ -27,7 +31,7 @@ enum task_status {
 
 struct task_rec {
 	TAILQ_ENTRY(task_rec)	 entry;
-	char			 id[TASK_ID_LEN + 1];
+	char			 id[TASK_ID_MAX];
 	char			 principal[PRINCIPAL_MAX];
 	char			 tool[TASK_TOOL_MAX];
 	enum task_status	 status;
@@ -43,6 +47,7 @@ TAILQ_HEAD(task_list, task_rec);
 
 struct task_store {
 	char			 dir[PATH_MAX];
+	char			 node[FLEET_NODE_MAX];	/* new ids name it */
 	struct task_list	 tasks;		/* oldest first */
 	unsigned		 n;
 	uint64_t		 max_ttl_ms;
@@ -51,6 +56,8 @@ struct task_store {
 };
 
 const char	*task_status_name(enum task_status);
+/* 32 lower-case hex digits, and "." and a node id when it has one. */
+int		 task_id_ok(const char *);
 int64_t		 task_now_ms(void);
 /* ISO 8601 (RFC 3339, UTC, milliseconds) of a Unix ms time. */
 void		 task_time(int64_t ms, char out[32]);

@@ -35,6 +35,8 @@ static const struct {
 	{ "the session's Python process ended",		COUNT_LOST },
 	{ SESSION_OOM_REASON,				COUNT_LOST },
 	{ "mcp-exec stopped",				COUNT_STOPPED },
+	{ FLEET_DRAINED,				COUNT_STOPPED },
+	{ FLEET_DRAIN_CUT,				COUNT_STOPPED },
 	{ "the client went away",			COUNT_STOPPED },
 	/* Made for a call that failed before its code ran. */
 	{ "not run",					COUNT_CLOSE_OTHER },

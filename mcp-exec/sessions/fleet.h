@@ -1,58 +1,74 @@
 /*
- * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): sessions,
- * calls_per_minute and concurrent_calls of every principal and group
- * counted in one Redis that all nodes share, so a principal's limit
- * holds fleet-wide and not per node.  A check and its increment are one
- * Lua script (atomic in Redis); a running call and a live session hold a
- * lease (a sorted-set member scored with its expiry) that this node
- * renews while they last, so a node that dies frees its leases within
- * lease_s.  Calls to Redis are synchronous with a short timeout
- * (FLEET_TIMEOUT_MS): the loop waits at most that per command.  The
- * per-node table (quota.c) still counts everything, for status and for
- * on_unreachable: local.
+ * One node of a fleet: the node id (fleet.node_id, or --node-id) that
+ * every handle this server mints ends with, so that a router sends each
+ * request to the node holding its handle; and the typed errors a node
+ * answers with when a handle is not its own or the node drains.  The
+ * node part of a handle is a routing hint, never a credential: what a
+ * handle reaches is decided by the owner's own table (random part and
+ * principal), as on one host (docs/fleet-routing.md).
  */
 #ifndef STOCKADE_FLEET_H
 #define STOCKADE_FLEET_H
 
-#include <stdint.h>
-#include <time.h>
+#include <stddef.h>
+#include <jansson.h>
 
-#include "profile.h"
-#include "quota.h"
+#define FLEET_NODE_MAX		64	/* a DNS label (63) and its NUL */
+#define FLEET_SEP		'.'	/* handle "." node */
+/* What a node part adds to a handle: "." and a label of up to 63. */
+#define FLEET_SUFFIX_MAX	FLEET_NODE_MAX
+#define FLEET_DRAIN_MAX_S	3600	/* fleet.drain_grace_s at most */
 
-#define FLEET_TIMEOUT_MS	100	/* connect and each command */
-#define FLEET_RETRY_MS		1000	/* reconnect at most this often */
-#define FLEET_KEY_MAX		(QUOTA_SUBJECT_MAX + 64)
-#define FLEET_KEY_PREFIX	"stockade:quota:"
-
-struct server;
-struct fleet;
-
-enum fleet_answer {
-	FLEET_OK,		/* within every fleet quota, counted */
-	FLEET_OVER,		/* a fleet quota is reached: v says which */
-	FLEET_DOWN,		/* store unreachable, on_unreachable: refuse */
-	FLEET_LOCAL,		/* store unreachable, local quotas decide */
-};
-
-/* NULL when c is not enabled (no fleet: section): nothing connects. */
-struct fleet	*fleet_open(struct server *, const struct fleet_conf *c);
-void		 fleet_close(struct fleet *);
 /*
- * Checks and counts a call of bill: calls_per_minute, a lease on
- * concurrent_calls and, with new_session, one on sessions.  The leases
- * are to release when the call or the session ends (0: none held).
+ * JSON-RPC codes of the fleet's errors: outside -32768..-32000, which
+ * JSON-RPC and MCP keep for themselves.  The router answers
+ * FLEET_ERR_SESSION_LOST too (deploy/router/), in the same shape.
  */
-enum fleet_answer fleet_acquire(struct fleet *, const struct quota_bill *,
-		    int new_session, uint64_t *call_lease,
-		    uint64_t *session_lease, struct quota_verdict *v);
-void		 fleet_release(struct fleet *, uint64_t lease);
-/* The store's address as the trail names it. */
-const char	*fleet_store(const struct fleet *);
+#define FLEET_ERR_SESSION_LOST	-31001	/* the handle's node is gone or going */
+#define FLEET_ERR_DRAINING	-31002	/* no new sessions here: go elsewhere */
+#define FLEET_ERR_WRONG_NODE	-31003	/* the handle is another node's */
 
-/* Pure parts (unit tests): a subject's key for a quota and window;
- * 0, or -1 when it does not fit. */
-int	fleet_key(char *buf, size_t len, const char *subject,
-	    enum quota_kind, time_t window_start);
+/* data.reason of those errors (the router's own is "node_gone"). */
+#define FLEET_NODE_DRAINING	"node_draining"
+#define FLEET_WRONG_NODE	"wrong_node"
+
+/* What the client reads (node, then this node's id or "none"). */
+#define FLEET_WRONG_NODE_FMT	"the handle belongs to node %s, not to this " \
+				"node (%s): send its requests through the " \
+				"fleet's router"
+#define FLEET_DRAINING_FMT	"node %s is draining and takes no new " \
+				"sessions: send the request through the " \
+				"fleet's router"
+#define FLEET_LOST_FMT		"session lost: node %s is draining (it " \
+				"stops once its running calls end): start " \
+				"a new session"
+/* Why a drain closed a session (session_closed's reason; the session's
+ * id names the node). */
+#define FLEET_DRAINED		"drained: the node stopped once its calls " \
+				"had ended"
+#define FLEET_DRAIN_CUT		"drained: the node stopped when the drain " \
+				"grace ran out"
+
+/* This node's name in those messages. */
+#define FLEET_SELF(id)		((id)[0] != '\0' ? (id) : "none")
+
+/* A node id is a DNS label: a-z, 0-9 and '-', 1 to 63, no '-' at either
+ * end (what a pod's name is, and a headless Service resolves). */
+int	 fleet_node_ok(const char *);
+/*
+ * A new handle: prefix, then nbytes random bytes in hex, then "." node
+ * when node is not "".  fatal() when the kernel has no randomness.
+ */
+void	 fleet_handle(const char *node, const char *prefix, size_t nbytes,
+	    char *out, size_t outlen);
+/* The node a handle names, into node: 1, or 0 when it names none. */
+int	 fleet_handle_node(const char *handle, char node[FLEET_NODE_MAX]);
+/* 1 when the handle names a node other than self ("" when this server
+ * has none); node is then set. */
+int	 fleet_foreign(const char *self, const char *handle,
+	    char node[FLEET_NODE_MAX]);
+/* A fleet error's data: {reason, node, handle} (new reference). */
+json_t	*fleet_error_data(const char *reason, const char *node,
+	    const char *handle);
 
 #endif

@@ -80,9 +80,9 @@ recovered_cb(void *arg, int ok, const char *err)
 }
 
 /* One line of a journal into open (id -> {f, ran}); anything else is
- * passed over, a torn last line included. */
+ * passed over. */
 static void
-recover_line(json_t *open, const char *line, size_t len)
+parse_line(json_t *open, const char *line, size_t len)
 {
 	char		 id[24], kind;
 	const char	*sp;
@@ -116,6 +116,20 @@ recover_line(json_t *open, const char *line, size_t len)
 		json_object_del(open, id);
 }
 
+json_t *
+inflight_parse(const char *data, size_t len)
+{
+	const char	*p, *nl, *end;
+	json_t		*open = json_object();
+
+	for (p = data, end = data + len; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;		/* torn: its write never finished */
+		parse_line(open, p, (size_t)(nl - p));
+	}
+	return open;
+}
+
 /* The end an entry left open owes, built on what its start recorded. */
 static json_t *
 lost_record(const json_t *e)
@@ -138,7 +152,6 @@ static void
 recover_file(struct server *srv, const char *path, unsigned *n)
 {
 	struct recovery	*r;
-	const char	*p, *nl, *end;
 	char		*data;
 	size_t		 len;
 	json_t		*open, *e;
@@ -148,12 +161,7 @@ recover_file(struct server *srv, const char *path, unsigned *n)
 		log_warn("%s", path);
 		return;
 	}
-	open = json_object();
-	for (p = data, end = data + len; p < end; p = nl + 1) {
-		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
-			break;		/* torn: its write never finished */
-		recover_line(open, p, (size_t)(nl - p));
-	}
+	open = inflight_parse(data, len);
 	free(data);
 	if (json_object_size(open) == 0) {
 		if (unlink(path) == -1)

@@ -22,6 +22,13 @@ struct inflight;
  * all), then starts this server's.  -1 with err when it cannot.
  */
 int		 inflight_open(struct server *, char *err, size_t errlen);
+/*
+ * A journal's entries still open: {id: {"f": fields, "ran": bool}}, each
+ * begun ("B"), not ended ("E"), with its fields an object naming a
+ * principal and a session; every other line, and a torn last one, is
+ * passed over.  A new object.
+ */
+json_t		*inflight_parse(const char *data, size_t len);
 /* At a clean stop: the journal goes when nothing in it is open. */
 void		 inflight_close(struct server *);
 /*

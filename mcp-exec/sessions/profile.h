@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stddef.h>
 
+#include "fleet.h"
 #include "hash.h"
 #include "sandbox/artifacts.h"
 #include "sandbox/sandbox.h"
@@ -86,15 +87,22 @@ struct server_conf {
 	unsigned	norigins;
 };
 
-/* fleet: quotas kept in Redis, shared by every node (sessions/fleet.h). */
-#define FLEET_NODE_ID_MAX	64
+/*
+ * The `fleet:` section: this server as one node of many.  node_id and
+ * drain_grace_s are the router's (sessions/fleet.h); redis and the keys
+ * after it are the shared quota store's (sessions/fleet_quota.h), which
+ * is on only when redis is set.
+ */
 #define FLEET_LEASE_S_DEFAULT	15
 enum fleet_unreachable { FLEET_UNREACHABLE_REFUSE, FLEET_UNREACHABLE_LOCAL };
 struct fleet_conf {
-	int			enabled;	/* a fleet: section was given */
-	char			redis[PATH_MAX];	/* /unix/path or host:port */
+	/* Ends every handle this server mints ("": none, one host). */
+	char			node_id[FLEET_NODE_MAX];
+	/* SIGTERM: how long running calls may go on, with no new ones
+	 * taken, before the sessions close (0: they close at once). */
+	unsigned		drain_grace_s;
+	char			redis[PATH_MAX];	/* "": no quota store */
 	char			password_file[PATH_MAX];	/* "": no AUTH */
-	char			node_id[FLEET_NODE_ID_MAX];
 	enum fleet_unreachable	on_unreachable;
 	unsigned		lease_s;
 };

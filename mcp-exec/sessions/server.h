@@ -28,7 +28,7 @@ struct commands;
 struct principals;
 struct authz;
 struct quota_table;
-struct fleet;
+struct fleet_quota;
 struct inflight_log;
 LIST_HEAD(session_list, session);
 
@@ -39,6 +39,7 @@ struct server_opts {
 	const char		*state_dir;	/* NULL: the rules' */
 	const char		*audit_socket;
 	const char		*netguard_socket;
+	const char		*node_id;	/* NULL: fleet.node_id */
 	int			 http;	/* --http: principals.yaml's keys and mTLS */
 };
 
@@ -56,7 +57,7 @@ struct server {
 	struct principals	*principals;	/* HTTP bearer tokens */
 	struct authz		*authz;		/* who may use what */
 	struct quota_table	*quota;		/* usage, kept in state_dir */
-	struct fleet		*fleet;		/* fleet: quotas in Redis, or NULL */
+	struct fleet_quota	*fleet;		/* fleet.redis: quotas there, or NULL */
 	json_t			*policy_files;	/* what was loaded, hashed */
 	int			 tokens_required; /* HTTP beyond loopback */
 	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */
@@ -75,6 +76,9 @@ struct server {
 						   for calls in flight; 0: none */
 	struct event		*reaper;
 	int			 stopping;
+	/* SIGTERM with fleet.drain_grace_s (drain.c): no new sessions or
+	 * calls; running calls finish, then the sessions close. */
+	int			 draining;
 	/* What sessions and tools publish for ops/ to read. */
 	struct counters		 counters;
 	json_t			*live;		/* sessions_describe at the

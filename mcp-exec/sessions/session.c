@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fleet.h"
+#include "fleet_quota.h"
 #include "frame.h"
 #include "log.h"
 #include "network.h"
@@ -209,10 +209,10 @@ session_end(struct session *s, const char *event, const char *reason)
 	LIST_REMOVE(s, entry);
 	srv->nsessions--;
 	if (s->call != NULL)
-		call_abort(s->call);
+		call_abort(s->call, reason);
 	if (srv->quota != NULL)
 		quota_session_close(srv->quota, &s->bill);
-	fleet_release(srv->fleet, s->fleet_lease);
+	fleet_quota_release(srv->fleet, s->fleet_lease);
 	s->fleet_lease = 0;
 	sessions_publish(srv);
 	count_oom(s);

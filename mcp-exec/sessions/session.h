@@ -16,10 +16,15 @@
 #include <stdint.h>
 #include <jansson.h>
 
+#include "fleet.h"
 #include "quota.h"
 #include "server.h"
 
-#define SESSION_ID_MAX		40	/* "sess_" + 32 hex */
+#define SESSION_ID_RANDOM	16	/* bytes: 128 bits, unguessable */
+#define SESSION_ID_PREFIX	"sess_"
+/* "sess_" + 32 hex [+ "." node] + NUL */
+#define SESSION_ID_MAX		(5 + 2 * SESSION_ID_RANDOM + \
+				    FLEET_SUFFIX_MAX + 1)
 #define CALL_GRACE_MS		1500	/* after SIGINT, before the kill */
 
 #define CALL_DRAIN_MS		500	/* reading after the code is done */
@@ -93,7 +98,7 @@ struct call_hooks {
 struct session	*session_create(struct server *, const char *principal,
 		    const struct profile *, const struct quota_bill *,
 		    const json_t *client, char *err, size_t errlen);
-/* Takes the fleet's sessions lease (fleet.h), released at its end. */
+/* Takes the fleet's sessions lease (fleet_quota.h), released at its end. */
 void		 session_set_fleet_lease(struct session *, uint64_t lease);
 /* One of the profiles loaded (srv->profiles), or NULL. */
 const struct profile *server_profile(const struct server *,

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "frame.h"
 #include "log.h"
 #include "network.h"
@@ -28,19 +29,6 @@
 /* Whom netguard's attach record names for a sandbox built ahead: the
  * principal is not known yet (session_created names it at hand-out). */
 #define POOL_PRINCIPAL		"pool"
-
-static void
-new_session_id(char out[SESSION_ID_MAX])
-{
-	uint8_t	 rnd[16];
-	char	 hex[33];
-
-	/* 128 random bits: unguessable, so ids cannot be probed. */
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	hex_encode(rnd, sizeof(rnd), hex);
-	snprintf(out, SESSION_ID_MAX, "sess_%s", hex);
-}
 
 /* Reads one frame from the driver within timeout_ms (blocking). */
 static json_t *
@@ -93,7 +81,10 @@ session_build(struct server *srv, const char *principal,
 	s->srv = srv;
 	s->ctl = s->wsfd = -1;
 	frame_out_init(&s->ctl_out);
-	new_session_id(s->id);
+	/* 128 random bits, so ids cannot be probed; the node they name
+	 * is where a router sends them (fleet.h). */
+	fleet_handle(srv->conf.fleet.node_id, SESSION_ID_PREFIX,
+	    SESSION_ID_RANDOM, s->id, sizeof(s->id));
 	profile_copy(&s->prof, prof);
 	s->limits = s->prof.limits;
 	s->limits.cpu_seconds = SESSION_CPU_SECONDS;

@@ -55,6 +55,8 @@ struct call {
 	int			 interrupt_when_sent;	/* cancelled while sending */
 	int			 driver_died;	/* its control socket closed */
 	const char		*kill_reason;	/* why the session ends */
+	const char		*abort_reason;	/* call_abort's: why the
+						   session ends */
 	json_t			*results;	/* checked, from "done" */
 	int			 results_truncated;
 };
@@ -133,7 +135,10 @@ call_finish(struct call *c)
 		why = "the session's Python process ended";
 	} else if (killed) {
 		end = "driver_failed";
-		why = "killed after the call could not be stopped";
+		/* Ended with its session (mcp-exec stops, a drain's grace
+		 * ran out): the client hears why. */
+		why = c->abort_reason != NULL ? c->abort_reason :
+		    "killed after the call could not be stopped";
 	} else
 		end = "exited";
 	if (c->kill_reason != NULL && !oom)
@@ -629,8 +634,9 @@ fail:
 }
 
 void
-call_abort(struct call *c)
+call_abort(struct call *c, const char *why)
 {
 	c->killed = 1;
+	c->abort_reason = why;
 	call_finish(c);
 }

@@ -65,7 +65,7 @@ struct session {
 	uint64_t		 cpu_mark;
 	int			 cpu_marked;
 	struct quota_bill	 bill;		/* its sessions quota */
-	uint64_t		 fleet_lease;	/* the fleet's, fleet.h */
+	uint64_t		 fleet_lease;	/* the fleet's, fleet_quota.h */
 	/* The driver's command line: preimport names the profile's modules. */
 	const char		*argv[8];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
@@ -118,8 +118,9 @@ void	session_ctl_write_cb(evutil_socket_t, short, void *);
 /* session.c, for session_call.c: the OOM killer's count n, each kill
  * counted once in the metrics. */
 void	session_count_oom(struct session *, uint64_t n);
-/* session_call.c, for session.c: the call ends now, its session killed. */
-void	call_abort(struct call *);
+/* session_call.c, for session.c: the call ends now, its session killed
+ * for why (the session's reason; borrowed until it returns). */
+void	call_abort(struct call *, const char *why);
 
 /* Ends a session, audited as event with reason (session_caps.c too):
  * once, whoever calls it again or from within. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "authz.h"
-#include "sessions/fleet.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/session.h"
 #include "tools_int.h"
 
@@ -90,7 +90,7 @@ fleet_authorize(struct tool_req *rq, const char *tool, const char *sid,
 
 	if ((cg->fleet = rq->srv->fleet) == NULL)
 		return 0;
-	switch (fleet_acquire(cg->fleet, &cg->bill, sid == NULL, &cg->lease,
+	switch (fleet_quota_acquire(cg->fleet, &cg->bill, sid == NULL, &cg->lease,
 	    &cg->session_lease, &v)) {
 	case FLEET_OVER:
 		refuse_quota(rq, tool, &v, sid);
@@ -98,7 +98,7 @@ fleet_authorize(struct tool_req *rq, const char *tool, const char *sid,
 	case FLEET_DOWN:
 		snprintf(detail, sizeof(detail), "fleet quota store %s "
 		    "unreachable (on_unreachable: refuse)",
-		    fleet_store(cg->fleet));
+		    fleet_quota_store(cg->fleet));
 		refuse(rq, tool, "fleet quota store unreachable",
 		    &(struct refusal){ .rule = "fleet:unreachable",
 		    .severity = "warning", .session_id = sid,

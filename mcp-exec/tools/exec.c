@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "inputs.h"
-#include "sessions/fleet.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/session.h"
 #include "tools_int.h"
 
@@ -142,8 +142,8 @@ void
 exec_end(struct exec_call *ec)
 {
 	/* Refused or failed before start_call took it. */
-	fleet_release(ec->cg.fleet, ec->cg.lease);
-	fleet_release(ec->cg.fleet, ec->cg.session_lease);
+	fleet_quota_release(ec->cg.fleet, ec->cg.lease);
+	fleet_quota_release(ec->cg.fleet, ec->cg.session_lease);
 	ec->cg.lease = ec->cg.session_lease = 0;
 	exec_args_free(&ec->x);
 	json_decref(ec->argv);

@@ -33,6 +33,20 @@ tool_fault(struct tool_req *rq, enum tool_fault f, const char *fmt, ...)
 }
 
 void
+tool_fault_data(struct tool_req *rq, enum tool_fault f, json_t *data,
+    const char *fmt, ...)
+{
+	char	 text[TOOL_FAULT_MAX];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	rq->fault_data = data;
+	rq->port->fault(rq, f, text);
+}
+
+void
 tool_drop(struct tool_req *rq)
 {
 	rq->port->drop(rq);

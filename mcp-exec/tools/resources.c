@@ -90,6 +90,7 @@ resources_read(struct tool_req *rq, const json_t *params)
 	const char	*uri = json_string_value(json_object_get(params, "uri"));
 	const char	*mime;
 	char		 sid[SESSION_ID_MAX], name[1024], *slash, *data, *b64;
+	char		 node[FLEET_NODE_MAX];
 	size_t		 plen = strlen(ARTIFACT_URI_PREFIX), len;
 	json_t		*content;
 
@@ -109,6 +110,13 @@ resources_read(struct tool_req *rq, const json_t *params)
 	}
 	memcpy(sid, uri + plen, (size_t)(slash - uri - plen));
 	sid[slash - uri - plen] = '\0';
+	/* Another node's session: the router should have sent it there. */
+	if (fleet_foreign(rq->srv->conf.fleet.node_id, sid, node)) {
+		tool_fault_data(rq, TOOL_WRONG_NODE, fleet_error_data(
+		    FLEET_WRONG_NODE, node, sid), FLEET_WRONG_NODE_FMT, node,
+		    FLEET_SELF(rq->srv->conf.fleet.node_id));
+		return;
+	}
 	if (session_artifact(rq->srv, rq->principal, sid, name, &data, &len,
 	    &mime) == -1) {
 		refused(rq, sid, name);

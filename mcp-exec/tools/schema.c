@@ -488,6 +488,24 @@ with_profile_arg(json_t *t, const struct authz_grant *g)
 	return t;
 }
 
+/*
+ * MCP 2026-07-28 (x-mcp-header): a client mirrors session_id into
+ * Mcp-Param-Session-Id, so that a router reads the session's node from a
+ * header, and mcp-exec checks it against the body (transport/http_era.c).
+ */
+static void
+session_id_headers(json_t *list)
+{
+	json_t	*t, *prop;
+	size_t	 i;
+
+	json_array_foreach(list, i, t)
+		if ((prop = json_object_get(json_object_get(json_object_get(t,
+		    "inputSchema"), "properties"), "session_id")) != NULL)
+			json_object_set_new(prop, "x-mcp-header",
+			    json_string(SESSION_ID_HEADER));
+}
+
 json_t *
 tools_list(struct server *srv, const char *principal,
     const struct tool_client *c)
@@ -515,5 +533,6 @@ tools_list(struct server *srv, const char *principal,
 	    authz_tool_ok(&g, "run_command"))
 		json_array_append_new(list, with_profile_arg(
 		    run_command_tool(srv, p), &g));
+	session_id_headers(list);
 	return list;
 }

@@ -20,7 +20,7 @@
 #include "messages.h"
 #include "log.h"
 #include "patterns.h"
-#include "sessions/fleet.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/session.h"
@@ -52,7 +52,7 @@ struct pycall {
 	int		 created;	/* the session was made for this call */
 	struct quota_bill bill;		/* charged when it ends */
 	int		 billed;	/* quota_call_begin was called */
-	uint64_t	 lease;		/* fleet concurrent_calls (fleet.h) */
+	uint64_t	 lease;		/* fleet concurrent_calls (fleet_quota.h) */
 	/* Its line in the in-flight journal: closed by its end's record. */
 	struct inflight	*inflight;
 	int		 unjournaled;	/* the journal could not be written */
@@ -270,7 +270,7 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 		json_array_foreach(r->artifacts, i, a)
 			bytes += (uint64_t)json_integer_value(json_object_get(a,
 			    "size"));
-	fleet_release(pc->srv->fleet, pc->lease);
+	fleet_quota_release(pc->srv->fleet, pc->lease);
 	pc->lease = 0;
 	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
 	    r ? r->cpu_ms : 0, bytes);
@@ -791,6 +791,8 @@ tools_call(struct tool_req *rq, const json_t *params)
 	/* Granted with close_session: the caller's own sessions. */
 	if (strcmp(name, "list_sessions") == 0 &&
 	    !tool_permitted(rq, "close_session"))
+		goto out;
+	if (tool_node_gate(rq, name, args) == -1)
 		goto out;
 	if (strcmp(name, "execute_python") == 0)
 		execute_python(rq, args, token);

@@ -17,10 +17,13 @@
 
 #include <jansson.h>
 
+#include "sessions/fleet.h"
 #include "sessions/server.h"
 
 #define TOOL_FILES_MAX		16
 #define ARTIFACT_URI_PREFIX	"stockade://sessions/"
+/* session_id's x-mcp-header: clients send it as Mcp-Param-Session-Id. */
+#define SESSION_ID_HEADER	"Session-Id"
 #define PROGRESS_TEXT_MAX	4096	/* output quoted in one notification */
 #define TOOL_FAULT_MAX		512	/* a fault's message */
 
@@ -29,6 +32,10 @@ enum tool_fault {
 	TOOL_BAD_PARAMS,	/* a shape the schema refuses; unknown tool */
 	TOOL_NOT_FOUND,		/* a resource that is not there, or not yours */
 	TOOL_INTERNAL,
+	/* A fleet's (sessions/fleet.h), each with its data: */
+	TOOL_SESSION_LOST,	/* the session's node drains */
+	TOOL_DRAINING,		/* this node takes no new sessions */
+	TOOL_WRONG_NODE,	/* a handle another node made */
 };
 
 struct tool_req;
@@ -45,7 +52,8 @@ struct tool_req;
 #define TOOL_REQUEST_ID_MAX	64	/* the JSON-RPC id, as text */
 #define TOOL_TRACEPARENT_MAX	128	/* W3C traceparent (00: 55 bytes) */
 #define TOOL_TRACESTATE_MAX	513	/* W3C: propagate at least 512 */
-#define TOOL_TASK_ID_MAX	33	/* an MCP task's id (hex) */
+/* An MCP task's id: 32 hex [+ "." node] + NUL (protocol/task_store.h). */
+#define TOOL_TASK_ID_MAX	(32 + FLEET_SUFFIX_MAX + 1)
 
 /*
  * Who is asking, for the audit trail: what the client says it is
@@ -96,6 +104,9 @@ struct tool_req {
 	char			 tracestate[TOOL_TRACESTATE_MAX];
 	/* The MCP task it runs as, for the audit trail; "" if none. */
 	char			 task_id[TOOL_TASK_ID_MAX];
+	/* The data of the fault being answered (tool_fault_data); the
+	 * port takes it. */
+	json_t			*fault_data;
 	int			 cancelled;	/* the client cancelled it */
 	/* Set by a tool that runs on: called (once) on cancellation. */
 	void			(*cancel)(struct tool_req *);
@@ -106,6 +117,9 @@ struct tool_req {
 void	tool_result(struct tool_req *, json_t *result);
 void	tool_fault(struct tool_req *, enum tool_fault, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+/* A fault with data (stolen) for the error's `data`. */
+void	tool_fault_data(struct tool_req *, enum tool_fault, json_t *data,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void	tool_drop(struct tool_req *);
 void	tool_notify(struct tool_req *, const char *method, json_t *params);
 void	tool_log(struct tool_req *, const char *level, json_t *data);

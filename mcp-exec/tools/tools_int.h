@@ -17,7 +17,7 @@
 
 #define ERR_MAX		2048	/* quotes a command's arg_pattern */
 
-struct fleet;
+struct fleet_quota;
 struct session;
 
 /* What a refusal record says besides who and why (all optional). */
@@ -44,7 +44,7 @@ int	tool_args(struct tool_req *, const char *tool, const struct arg_spec *,
 struct call_grant {
 	const struct profile	*prof;	/* of a new session: the server's */
 	struct quota_bill	 bill;
-	struct fleet		*fleet;	/* the lease's store */
+	struct fleet_quota	*fleet;	/* the lease's store */
 	uint64_t		 lease;	/* fleet concurrent_calls, 0: none */
 	uint64_t		 session_lease;	/* fleet sessions, 0: none */
 };
@@ -110,6 +110,13 @@ void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
 	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
 	    int created, struct call_grant *);
+/*
+ * node_gate.c: a session_id of another node (TOOL_WRONG_NODE), or new
+ * code on a node that drains (TOOL_DRAINING, TOOL_SESSION_LOST): -1
+ * after the fault (ends rq); 0 lets the tool run.
+ */
+int	tool_node_gate(struct tool_req *, const char *tool,
+	    const json_t *args);
 /* session_tools.c: the caller's own sessions. */
 void	tools_close_session(struct tool_req *, const json_t *args);
 void	tools_list_sessions(struct tool_req *, const json_t *args);

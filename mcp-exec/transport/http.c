@@ -44,8 +44,6 @@
 #define HTTP_DEFAULT_ADDR	"127.0.0.1"
 #define HTTP_METRICS_PATH	"/metrics"
 #define HTTP_METRICS_TYPE	"text/plain; version=0.0.4; charset=utf-8"
-/* What a client that sends no MCP-Protocol-Version is assumed to speak. */
-#define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
 
 /* ------------------------------------------------------------ replies */
 
@@ -218,13 +216,22 @@ session_of(struct http_tr *tr, struct evhttp_request *req,
 {
 	struct http_sess	*s;
 	const char		*sid, *ver;
+	char			 node[FLEET_NODE_MAX];
 
 	if (http_header_one(req, "Mcp-Session-Id", &sid) != 1) {
 		http_reply_error(req, 400, RPC_SERVER_ERROR, "one "
 		    "Mcp-Session-Id header is required (initialize first)");
 		return NULL;
 	}
-	if ((s = http_sess_find(tr, sid)) == NULL) {
+	if ((s = http_sess_find(tr, sid)) == NULL && fleet_foreign(
+	    tr->srv->conf.fleet.node_id, sid, node)) {
+		/* 404 too: the client starts over, through the router. */
+		http_reply_error(req, 404, FLEET_ERR_WRONG_NODE,
+		    FLEET_WRONG_NODE_FMT, node,
+		    FLEET_SELF(tr->srv->conf.fleet.node_id));
+		return NULL;
+	}
+	if (s == NULL) {
 		http_reply_error(req, 404, RPC_SERVER_ERROR, "unknown, expired "
 		    "or ended MCP session: initialize again");
 		return NULL;
@@ -381,6 +388,11 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 			    "without Mcp-Session-Id");
 			goto out;
 		}
+		/* A new MCP session belongs on a node that stays. */
+		if (tr->srv->draining) {
+			http_reply_draining(tr, req);
+			goto out;
+		}
 		if (http_sess_admit(tr, req, principal) == -1)
 			goto out;
 		s = http_sess_new(tr, principal, 0);
@@ -391,9 +403,16 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 			http_sess_free(s, 0, NULL);
 		goto out;
 	}
+	/* This node's sandbox, task or artifact, asked for inside another
+	 * node's MCP session: a router sent it here by that handle. */
+	if (http_fleet_visitor(tr, req, msg)) {
+		http_fleet_visit(tr, req, a, msg, body, len, sse);
+		goto out;
+	}
 	if ((s = session_of(tr, req, principal)) == NULL)
 		goto out;
-	if (http_era_named(msg) && http_era_check(req, msg) == -1)
+	if (http_era_named(msg) ? http_era_check(req, msg) == -1 :
+	    http_param_check(req, msg, 0) == -1)
 		goto out;
 	s->last_ms = mono_ms();
 	if (method != NULL && id != NULL) {

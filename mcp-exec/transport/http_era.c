@@ -1,11 +1,11 @@
 /*
  * POSTs of MCP 2026-07-28 on /mcp: no Mcp-Session-Id, every request on
  * its own.  Before the body reaches the protocol, the headers that mirror
- * it (MCP-Protocol-Version, Mcp-Method, Mcp-Name) must say exactly what
- * the body says: a proxy that routes on them must see what we run.  Each
- * request gets a connection of its own that ends with it; closing the
- * response stream cancels the call.  Trusts the principal authenticate()
- * found, nothing else.
+ * it (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-Session-Id)
+ * must say exactly what the body says: a proxy that routes on them must
+ * see what we run.  Each request gets a connection of its own that ends
+ * with it; closing the response stream cancels the call.  Trusts the
+ * principal authenticate() found, nothing else.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@
 #include "protocol/era.h"
 #include "util.h"
 
-#define ERA_NAME_MAX	8192	/* a decoded Mcp-Name */
+#define ERA_NAME_MAX	8192	/* a decoded Mcp-Name or Mcp-Param-* */
 #define B64_OPEN	"=?base64?"
 #define B64_CLOSE	"?="
 
@@ -125,6 +125,50 @@ mismatch(struct evhttp_request *req, const json_t *msg, const char *header,
 	return refuse(req, msg, MCP_HEADER_MISMATCH, text);
 }
 
+/* Whether a header's value, decoded, is the body's string. */
+static int
+header_is(const char *header, const char *body)
+{
+	char	*decoded;
+	int	 same;
+
+	if (body == NULL)
+		return 0;
+	decoded = xcalloc(1, ERA_NAME_MAX);
+	same = header_value(header, decoded, ERA_NAME_MAX) == 0 &&
+	    strcmp(decoded, body) == 0;
+	free(decoded);
+	return same;
+}
+
+int
+http_param_check(struct evhttp_request *req, const json_t *msg,
+    int required)
+{
+	const char	*method = json_string_value(json_object_get(msg,
+			    "method")), *h;
+	const json_t	*sid = NULL;
+	int		 n;
+
+	if (method != NULL && strcmp(method, "tools/call") == 0)
+		sid = json_object_get(json_object_get(json_object_get(msg,
+		    "params"), "arguments"), "session_id");
+	if ((n = http_header_one(req, HTTP_PARAM_SESSION, &h)) == -1)
+		return mismatch(req, msg, HTTP_PARAM_SESSION,
+		    "may appear once");
+	/* Absent or null in the body: the header must be absent too. */
+	if (sid == NULL || json_is_null(sid))
+		return n == 0 ? 0 : mismatch(req, msg, HTTP_PARAM_SESSION,
+		    "without arguments.session_id in the body");
+	if (n == 0)
+		return required ? mismatch(req, msg, HTTP_PARAM_SESSION,
+		    "is required with arguments.session_id") : 0;
+	if (!header_is(h, json_string_value(sid)))
+		return mismatch(req, msg, HTTP_PARAM_SESSION,
+		    "differs from arguments.session_id");
+	return 0;
+}
+
 /* The headers against the body; -1 after replying 400. */
 int
 http_era_check(struct evhttp_request *req, const json_t *msg)
@@ -132,8 +176,6 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 	const json_t	*params = json_object_get(msg, "params");
 	const json_t	*meta = json_object_get(params, "_meta");
 	const char	*ver, *hmethod, *hname, *method, *name = NULL;
-	char		*decoded;
-	int		 bad;
 
 	method = json_string_value(json_object_get(msg, "method"));
 	/* A notification, or a response: nothing is mirrored. */
@@ -156,6 +198,8 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 	if (strcmp(hmethod, method) != 0)
 		return mismatch(req, msg, "Mcp-Method",
 		    "differs from the body's method");
+	if (http_param_check(req, msg, 1) == -1)
+		return -1;
 	if (strcmp(method, "tools/call") == 0 ||
 	    strcmp(method, "prompts/get") == 0)
 		name = json_string_value(json_object_get(params, "name"));
@@ -170,11 +214,7 @@ http_era_check(struct evhttp_request *req, const json_t *msg)
 		return 0;
 	if (http_header_one(req, "Mcp-Name", &hname) != 1)
 		return mismatch(req, msg, "Mcp-Name", "is required, once");
-	decoded = xcalloc(1, ERA_NAME_MAX);
-	bad = header_value(hname, decoded, ERA_NAME_MAX) == -1 ||
-	    name == NULL || strcmp(decoded, name) != 0;
-	free(decoded);
-	if (bad)
+	if (!header_is(hname, name))
 		return mismatch(req, msg, "Mcp-Name",
 		    "differs from the body's name, uri or taskId");
 	return 0;
@@ -194,6 +234,10 @@ http_era_post(struct http_tr *tr, struct evhttp_request *req,
 	if (json_object_get(msg, "method") == NULL ||
 	    json_object_get(msg, "id") == NULL) {
 		evhttp_send_reply(req, 202, NULL, NULL);
+		return;
+	}
+	if (tr->srv->draining && !http_fleet_has_handle(req, msg)) {
+		http_reply_draining(tr, req);
 		return;
 	}
 	/* Each request authenticates on its own: audited as one. */

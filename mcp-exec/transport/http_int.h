@@ -20,6 +20,7 @@
 
 #include "mtls.h"
 #include "protocol/mcp.h"
+#include "sessions/fleet.h"
 #include "sessions/profile.h"
 #include "tools/tools.h"
 
@@ -28,11 +29,17 @@
 
 #define HTTP_SID_BYTES		24	/* 192 random bits per Mcp-Session-Id */
 #define HTTP_SID_LEN		(2 * HTTP_SID_BYTES)
+/* An Mcp-Session-Id: hex [+ "." node] + NUL (sessions/fleet.h). */
+#define HTTP_SID_MAX		(HTTP_SID_LEN + FLEET_SUFFIX_MAX + 1)
 #define HTTP_TIMEOUT_S		30	/* a stalled read or write */
 #define HTTP_STREAM_READ_MAX	(64 * 1024)	/* read while we stream */
 #define HTTP_EARLY_MAX		(1024 * 1024)	/* before a stream starts */
 #define HTTP_STREAM_BACKLOG_MAX	(4 * 1024 * 1024) /* unsent notifications */
 #define RPC_SERVER_ERROR	-32000	/* JSON-RPC: implementation-defined */
+/* What a client that sends no MCP-Protocol-Version is assumed to speak. */
+#define MCP_HTTP_DEFAULT_VERSION "2025-03-26"
+/* The session_id argument, which the tools' schemas mark x-mcp-header. */
+#define HTTP_PARAM_SESSION	"Mcp-Param-" SESSION_ID_HEADER
 #define HTTP_HOSTS_MAX		8
 #define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
 
@@ -74,7 +81,7 @@ struct http_sess {
 	LIST_ENTRY(http_sess)	 entry;
 	struct http_tr		*tr;
 	struct mcp_conn		*conn;
-	char			 id[HTTP_SID_LEN + 1];
+	char			 id[HTTP_SID_MAX];
 	uint64_t		 last_ms;
 	int			 used;	/* a request came after initialize */
 	int			 stateless;	/* 2026-07-28: one request */
@@ -188,6 +195,31 @@ int		 http_era_modern(struct evhttp_request *, const json_t *msg);
  * on must be what runs. */
 int		 http_era_named(const json_t *msg);
 int		 http_era_check(struct evhttp_request *, const json_t *msg);
+/*
+ * Mcp-Param-Session-Id against arguments.session_id of a tools/call:
+ * present only with it and equal to it, and (required) always with it;
+ * -1 after replying 400 (-32020).
+ */
+int		 http_param_check(struct evhttp_request *, const json_t *msg,
+		    int required);
+
+/*
+ * A fleet's node (http_fleet.c).  Whether a 2026-07-28 request names
+ * something a node holds (a session by Mcp-Param-Session-Id, a task, an
+ * artifact); a draining node's 503 (-31002) to one that does not.
+ */
+int		 http_fleet_has_handle(struct evhttp_request *, const json_t *msg);
+void		 http_reply_draining(struct http_tr *, struct evhttp_request *);
+/*
+ * A request inside another node's MCP session (Mcp-Session-Id) for this
+ * node's sandbox session, task or artifact, as a router sends it: served
+ * on its own, in the MCP session's revision (its header).
+ */
+int		 http_fleet_visitor(struct http_tr *, struct evhttp_request *,
+		    const json_t *msg);
+void		 http_fleet_visit(struct http_tr *, struct evhttp_request *,
+		    const struct http_auth *, const json_t *msg,
+		    const char *body, size_t len, int sse);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 #include <event2/http.h>
@@ -27,14 +26,11 @@ struct http_sess *
 http_sess_new(struct http_tr *tr, const char *principal, int stateless)
 {
 	struct http_sess	*s = xcalloc(1, sizeof(*s));
-	uint8_t			 rnd[HTTP_SID_BYTES];
-	size_t			 i;
 
-	/* Unguessable: the id is all that links a request to a session. */
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	for (i = 0; i < sizeof(rnd); i++)
-		snprintf(s->id + 2 * i, 3, "%02x", rnd[i]);
+	/* Unguessable: the id is all that links a request to a session.
+	 * It names this node, for a router (sessions/fleet.h). */
+	fleet_handle(tr->srv->conf.fleet.node_id, "", HTTP_SID_BYTES, s->id,
+	    sizeof(s->id));
 	s->tr = tr;
 	s->last_ms = mono_ms();
 	TAILQ_INIT(&s->calls);
@@ -53,17 +49,19 @@ http_sess_settle(struct http_sess *s)
 		http_sess_free(s, 0, NULL);
 }
 
-/* Constant time in the id's value: ids cannot be found byte by byte. */
+/*
+ * Constant time in the id's value: ids cannot be found byte by byte.
+ * Their length is no secret (the node part is the node's name).
+ */
 struct http_sess *
 http_sess_find(struct http_tr *tr, const char *id)
 {
 	struct http_sess	*s, *found = NULL;
+	size_t			 len = strlen(id);
 
-	if (strlen(id) != HTTP_SID_LEN)
-		return NULL;
 	LIST_FOREACH(s, &tr->sessions, entry)
-		if (!s->stateless &&
-		    CRYPTO_memcmp(s->id, id, HTTP_SID_LEN) == 0)
+		if (!s->stateless && strlen(s->id) == len &&
+		    CRYPTO_memcmp(s->id, id, len) == 0)
 			found = s;
 	return found;
 }

@@ -39,12 +39,15 @@ principals:
   - name: "user:q"
 EOF
 # node NAME MODE: its own rules (node id, on_unreachable) and state dir.
+# The shipped fleet: section (node_id ~, the file's last) gives way to
+# the test's.
 node() {
 	cp -R "$R" "$T/rules-$1"
+	sed -i '/^fleet:/,$d' "$T/rules-$1/mcp-exec.yaml"
 	cat >>"$T/rules-$1/mcp-exec.yaml" <<EOF
 fleet:
   redis: $RS
-  node_id: node-$1
+  node_id: node-${1,,}
   on_unreachable: $2
   lease_s: 3
 EOF
@@ -62,6 +65,7 @@ EOF
 
 # A bad fleet section is refused by file:line, like any other key.
 cp -R "$R" "$T/bad"
+sed -i '/^fleet:/,$d' "$T/bad/mcp-exec.yaml"
 printf 'fleet:\n  redis: nohost\n  on_unreachable: maybe\n' >>"$T/bad/mcp-exec.yaml"
 st=0; out=$("$STOCKADE" rules check "$T/bad" 2>&1) || st=$?
 [ $st != 0 ] || fail "rules check accepted a bad fleet section"
@@ -166,10 +170,10 @@ A_PID=""	# killed above, holding its lease
 sed -i 's/^  lease_s: 3$/  lease_s: 4/' "$T/rules-B/mcp-exec.yaml"
 kill -HUP "$B_PID"
 for _ in $(seq 1 250); do
-	grep -q "reload: fleet changes at the next start" "$T/mx.err" && break
+	grep -q "reload: fleet.lease_s changes at the next start" "$T/mx.err" && break
 	sleep 0.02
 done
-grep -q "reload: fleet changes at the next start" "$T/mx.err" ||
+grep -q "reload: fleet.lease_s changes at the next start" "$T/mx.err" ||
     fail "a reload changing fleet: did not warn"
 note "SIGHUP changing fleet: warns that it applies at the next start"
 
@@ -194,10 +198,10 @@ print("  store down: refuse mode refused (%s); local mode ran" % t)
 EOF
 grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep '"rule_id":"fleet:unreachable"' |
     grep -q "$RS" || fail "no call_refused naming the fleet store"
-grep -ah '"event":"fleet_degraded"' "$LOG"/audit-*.log | grep -q '"node_id":"node-C".*"on_unreachable":"local"\|"on_unreachable":"local".*"node_id":"node-C"' ||
-    fail "no fleet_degraded of node-C (local)"
-grep -ah '"event":"fleet_degraded"' "$LOG"/audit-*.log | grep -q '"node-B"' ||
-    fail "no fleet_degraded of node-B"
+grep -ah '"event":"fleet_degraded"' "$LOG"/audit-*.log | grep -q '"node_id":"node-c".*"on_unreachable":"local"\|"on_unreachable":"local".*"node_id":"node-c"' ||
+    fail "no fleet_degraded of node-c (local)"
+grep -ah '"event":"fleet_degraded"' "$LOG"/audit-*.log | grep -q '"node-b"' ||
+    fail "no fleet_degraded of node-b"
 note "store down: call_refused (fleet:unreachable, naming $RS) and fleet_degraded recorded"
 
 # Redis back: the next call reconnects (at most once a second) and records it.
@@ -213,8 +217,8 @@ c.initialize()
 r = c.tool("execute_python", {"code": "1", "session_id": sb})
 assert not r.get("isError"), r
 EOF
-grep -ah '"event":"fleet_restored"' "$LOG"/audit-*.log | grep -q '"node-B"' ||
-    fail "no fleet_restored of node-B"
+grep -ah '"event":"fleet_restored"' "$LOG"/audit-*.log | grep -q '"node-b"' ||
+    fail "no fleet_restored of node-b"
 note "store back: B runs again, fleet_restored recorded"
 
 for p in $B_PID $C_PID; do kill -TERM "$p"; wait "$p" || fail "mcp-exec exit status $?"; done

@@ -178,6 +178,9 @@ async function post(method, params, { headers = {}, id = nextId++, token = http.
   };
   if (params?.name !== undefined) h["Mcp-Name"] = params.name;
   if (params?.uri !== undefined) h["Mcp-Name"] = params.uri;
+  // session_id is marked x-mcp-header: a client mirrors it.
+  if (method === "tools/call" && params?.arguments?.session_id != null)
+    h["Mcp-Param-Session-Id"] = params.arguments.session_id;
   for (const [k, v] of Object.entries(headers)) {
     if (v === null) delete h[k];
     else h[k] = v;
@@ -203,6 +206,13 @@ const b64 = (name) => Buffer.from(name).toString("base64");
 test("http: headers must say what the body says (400, -32020)", async () => {
   const call = { name: "execute_python", arguments: { code: "1" }, _meta: meta() };
   const read = { name: "read_file", arguments: { session_id: "none", path: "x" }, _meta: meta() };
+  const resume = { name: "execute_python", arguments: { code: "1", session_id: "sess_x" }, _meta: meta() };
+  // Every session_id is mirrored into Mcp-Param-Session-Id (x-mcp-header).
+  const tools = (await post("tools/list", { _meta: meta() })).msg.result.tools;
+  const marked = tools.filter((t) => t.inputSchema.properties.session_id);
+  assert.ok(marked.length >= 4, "tools with session_id");
+  for (const t of marked)
+    assert.equal(t.inputSchema.properties.session_id["x-mcp-header"], "Session-Id", t.name);
   for (const [what, method, params, headers] of [
     ["no Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": null }],
     ["another Mcp-Method", "tools/list", { _meta: meta() }, { "Mcp-Method": "resources/list" }],
@@ -222,6 +232,12 @@ test("http: headers must say what the body says (400, -32020)", async () => {
       ["pad bits set", call, b64("execute_python").replace(/4=$/, "5=")]]
       .map(([how, params, v]) => [`a base64 Mcp-Name with ${how}`, "tools/call", params,
         { "Mcp-Name": `=?base64?${v}?=` }]),
+    ["Mcp-Param-Session-Id without session_id", "tools/call", call, { "Mcp-Param-Session-Id": "sess_x" }],
+    ["session_id without Mcp-Param-Session-Id", "tools/call", resume, { "Mcp-Param-Session-Id": null }],
+    ["another Mcp-Param-Session-Id", "tools/call", resume, { "Mcp-Param-Session-Id": "sess_y" }],
+    ["another Mcp-Param-Session-Id, in base64", "tools/call", resume,
+      { "Mcp-Param-Session-Id": "=?base64?" + Buffer.from("sess_y").toString("base64") + "?=" }],
+    ["Mcp-Param-Session-Id on tools/list", "tools/list", { _meta: meta() }, { "Mcp-Param-Session-Id": "sess_x" }],
   ]) {
     const r = await post(method, params, { headers });
     assert.equal(r.status, 400, what);

@@ -4,7 +4,7 @@
  * profile name never leaves rules/profiles/; server.allowed_origins takes
  * only http(s)://host[:port], at most ORIGINS_MAX of them; tls: follows
  * the network and takes only a PEM file of certificates as extra_ca;
- * fleet: is off when absent and every key of it is checked.
+ * fleet: every key is checked, and no quota store is on without redis.
  */
 #include "sandbox/trust.h"
 #include "sessions/profile.h"
@@ -291,6 +291,44 @@ START_TEST(test_server_caps)
 }
 END_TEST
 
+START_TEST(test_fleet_section)
+{
+	static const char *const bad_fleet[] = {
+		"fleet: {node_id: Node-1}\n",
+		"fleet: {node_id: node.1}\n",
+		"fleet: {node_id: \"\"}\n",
+		"fleet: {node_id: 7}\n",
+		"fleet: {drain_grace_s: -1}\n",
+		"fleet: {drain_grace_s: 3601}\n",
+		"fleet: {node: n}\n",
+	};
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+	size_t			 i;
+
+	/* Absent or ~: one host, and SIGTERM stops at once. */
+	conf_with(dir, sizeof(dir), "server: {}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "");
+	ck_assert_uint_eq(c.fleet.drain_grace_s, 0);
+	conf_with(dir, sizeof(dir), "fleet: {node_id: ~, drain_grace_s: ~}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "");
+	conf_with(dir, sizeof(dir), "fleet: {node_id: stockade-node-2, "
+	    "drain_grace_s: 25}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.node_id, "stockade-node-2");
+	ck_assert_uint_eq(c.fleet.drain_grace_s, 25);
+	/* No fleet.redis: no quota store, nothing connects. */
+	ck_assert_str_eq(c.fleet.redis, "");
+	for (i = 0; i < nitems(bad_fleet); i++) {
+		conf_with(dir, sizeof(dir), bad_fleet[i]);
+		ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
+		    bad_fleet[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_netguard_socket_parsed)
 {
 	struct mcpexec_conf	 c;
@@ -416,18 +454,6 @@ START_TEST(test_allowed_origins_limits)
 }
 END_TEST
 
-/* fleet: absent, nothing is enabled; given, every key is checked. */
-START_TEST(test_fleet_absent_is_off)
-{
-	struct mcpexec_conf	 c;
-	char			 dir[PATH_MAX];
-
-	conf_with(dir, sizeof(dir), "server: {}\n");
-	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
-	ck_assert_int_eq(c.fleet.enabled, 0);
-}
-END_TEST
-
 START_TEST(test_fleet_parsed_with_defaults)
 {
 	struct mcpexec_conf	 c;
@@ -436,7 +462,6 @@ START_TEST(test_fleet_parsed_with_defaults)
 	conf_with(dir, sizeof(dir), "fleet: {redis: /run/redis/r.sock, "
 	    "node_id: node-1}\n");
 	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
-	ck_assert_int_eq(c.fleet.enabled, 1);
 	ck_assert_str_eq(c.fleet.redis, "/run/redis/r.sock");
 	ck_assert_str_eq(c.fleet.node_id, "node-1");
 	ck_assert_int_eq(c.fleet.on_unreachable, FLEET_UNREACHABLE_REFUSE);
@@ -452,9 +477,10 @@ START_TEST(test_fleet_parsed_with_defaults)
 }
 END_TEST
 
-static const char *const bad_fleet[] = {
-	"fleet: {node_id: a}\n",			/* no redis */
+static const char *const bad_fleet_quota[] = {
 	"fleet: {redis: /r.sock}\n",			/* no node_id */
+	"fleet: {redis: /r.sock, node_id: ~}\n",
+	"fleet: {redis: /r.sock, node_id: Node_1}\n",	/* not a DNS label */
 	"fleet: {redis: nohost, node_id: a}\n",
 	"fleet: {redis: \"h:\", node_id: a}\n",
 	"fleet: {redis: \":6379\", node_id: a}\n",
@@ -475,9 +501,9 @@ START_TEST(test_fleet_bad_refused)
 	struct mcpexec_conf	 c;
 	char			 dir[PATH_MAX];
 
-	conf_with(dir, sizeof(dir), bad_fleet[_i]);
+	conf_with(dir, sizeof(dir), bad_fleet_quota[_i]);
 	ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
-	    bad_fleet[_i]);
+	    bad_fleet_quota[_i]);
 }
 END_TEST
 
@@ -499,16 +525,16 @@ profile_suite(void)
 	tcase_add_test(tc, test_profile_names_stay_in_profiles_dir);
 	tcase_add_test(tc, test_server_defaults);
 	tcase_add_test(tc, test_netguard_socket_parsed);
+	tcase_add_test(tc, test_fleet_section);
 	tcase_add_test(tc, test_server_caps);
 	tcase_add_test(tc, test_allowed_origins_accepted);
 	tcase_add_test(tc, test_allowed_origins_sixteen_accepted);
 	tcase_add_loop_test(tc, test_allowed_origins_refused, 0,
 	    (int)nitems(bad_origins));
 	tcase_add_test(tc, test_allowed_origins_limits);
-	tcase_add_test(tc, test_fleet_absent_is_off);
 	tcase_add_test(tc, test_fleet_parsed_with_defaults);
 	tcase_add_loop_test(tc, test_fleet_bad_refused, 0,
-	    (int)nitems(bad_fleet));
+	    (int)nitems(bad_fleet_quota));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -70,7 +70,8 @@ START_TEST(test_roundtrip_and_restart)
 {
 	struct task_store	 st;
 	struct task_rec		*done, *running, *t;
-	char			 dir[PATH_MAX], id_done[40], id_run[40];
+	char			 dir[PATH_MAX], id_done[TASK_ID_MAX];
+	char			 id_run[TASK_ID_MAX];
 
 	conf_init(8, 8);
 	tu_tmpdir(dir, sizeof(dir));
@@ -127,7 +128,8 @@ START_TEST(test_hostile_files)
 {
 	struct task_store	 st;
 	struct task_rec		*t;
-	char			 dir[1024], p[PATH_MAX], good[40], rec[PATH_MAX];
+	char			 dir[1024], p[PATH_MAX], rec[PATH_MAX];
+	char			 good[TASK_ID_MAX];
 	char			*big;
 	json_t			*o;
 	const char		*id = "0123456789abcdef0123456789abcdef";
@@ -307,7 +309,8 @@ START_TEST(test_expiry)
 {
 	struct task_store	 st;
 	struct task_rec		*a, *b, *c;
-	char			 dir[PATH_MAX], ida[40], idb[40], idc[40];
+	char			 dir[PATH_MAX], ida[TASK_ID_MAX];
+	char			 idb[TASK_ID_MAX], idc[TASK_ID_MAX];
 	int			 running = 1;
 
 	conf_init(8, 8);
@@ -341,6 +344,46 @@ START_TEST(test_expiry)
 }
 END_TEST
 
+/* With fleet.node_id, ids end with the node: a router reads it there. */
+START_TEST(test_ids_name_their_node)
+{
+	struct task_store	 st;
+	struct task_rec		*t;
+	char			 dir[PATH_MAX], id[TASK_ID_MAX];
+	static const char *const node[] = { "node-1", "tmp" };
+	size_t			 i;
+
+	for (i = 0; i < 2; i++) {
+		conf_init(8, 8);
+		snprintf(conf.fleet.node_id, sizeof(conf.fleet.node_id), "%s",
+		    node[i]);
+		tu_tmpdir(dir, sizeof(dir));
+		store_open(&st, dir, NOW);
+		t = new_task(&st, ALICE, 60000, NOW);
+		ck_assert(hex_lower(t->id, TASK_ID_LEN));
+		ck_assert_int_eq(t->id[TASK_ID_LEN], '.');
+		ck_assert_str_eq(t->id + TASK_ID_LEN + 1, node[i]);
+		ck_assert(task_id_ok(t->id));
+		snprintf(id, sizeof(id), "%s", t->id);
+		task_store_close(&st);
+		/* Found again after a restart (a node "tmp" included: its
+		 * records end like a torn write's leftovers). */
+		store_open(&st, dir, NOW + 1);
+		ck_assert_ptr_nonnull(task_store_find(&st, ALICE, id,
+		    NOW + 1));
+		task_store_close(&st);
+	}
+	ck_assert(task_id_ok("0123456789abcdef0123456789abcdef"));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcdef."));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcdef.-a"));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcdef.A"));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcdef.a.b"));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcdefa.b"));
+	ck_assert(!task_id_ok("0123456789abcdef0123456789abcde.a"));
+	ck_assert(!task_id_ok("0123456789ABCDEF0123456789abcdef.a"));
+}
+END_TEST
+
 static Suite *
 task_store_suite(void)
 {
@@ -351,6 +394,7 @@ task_store_suite(void)
 	tcase_add_test(tc, test_hostile_files);
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_expiry);
+	tcase_add_test(tc, test_ids_name_their_node);
 	suite_add_tcase(s, tc);
 	return s;
 }
