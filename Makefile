@@ -23,7 +23,7 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 	    libevent-dev libseccomp-dev libpcre2-dev libnftnl-dev libmnl-dev \
 	    libpcap-dev libldns-dev libh2o-evloop-dev libcjose-dev \
 	    libcurl4-openssl-dev libnetfilter-conntrack-dev \
-	    libarchive-dev nettle-dev
+	    libarchive-dev nettle-dev libhiredis-dev
 # The default sandbox image is the host's /usr: data work and charts.
 # ca-certificates: the trust store of networked sandboxes (sandbox/trust.h).
 # python3-pip: pip install into a session's package layer (packages:).
@@ -34,7 +34,7 @@ DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    curl openssl nodejs $(NPM_DEB) iproute2 nftables dnsmasq-base \
 	    rsyslog rsyslog-openssl mandoc clang qemu-system-x86 busybox-static \
-	    kmod cpio xz-utils file runsc chromium
+	    kmod cpio xz-utils file runsc chromium redis-server
 # haproxy: the fleet router (deploy/router/) in front of mcp-exec nodes.
 DEB_TEST += haproxy
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
@@ -45,7 +45,7 @@ DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
 	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop cjose \
 	    libcurl libevent_openssl libnetfilter_conntrack \
-	    libarchive nettle
+	    libarchive nettle hiredis
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)

@@ -110,6 +110,10 @@ static const struct field f_program[] = {
 static const struct field f_cleanup[] = {
 	{ "program", F_STR }, { "removed", F_ARR }, END
 };
+static const struct field f_fleet[] = {
+	{ "node_id", F_STR }, { "store", F_STR }, { "on_unreachable", F_STR },
+	END
+};
 static const struct field f_operator_note[] = {
 	{ "principal", F_STR }, { "message", F_STR }, END
 };
@@ -139,6 +143,8 @@ static const struct evtype writer_types[] = {
 	{ "daemon_stop", f_program },
 	{ "cleanup", f_cleanup },
 	{ "operator_note", f_operator_note },
+	{ "fleet_degraded", f_fleet },
+	{ "fleet_restored", f_fleet },
 };
 
 static const char *const daemon_only[] = {

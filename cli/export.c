@@ -225,6 +225,17 @@ static const struct rule rules[] = {
 	    OC_BASE, 99, "Other", 3, CTL_NONE,
 	    "event from uid {writer.uid} pid {writer.pid} rejected: {reason}",
 	    "{reason}" },
+	/* The fleet's quota store (mcp-exec fleet:) lost, then back. */
+	{ "fleet_degraded", 0, 0,
+	    { "configuration" }, { "change" }, OUT_FAILURE,
+	    OC_BASE, 99, "Other", 3, CTL_NONE,
+	    "fleet quota store {store} unreachable from node {node_id} "
+	    "(on_unreachable: {on_unreachable})", "{error}" },
+	{ "fleet_restored", 0, 0,
+	    { "configuration" }, { "change" }, OUT_SUCCESS,
+	    OC_BASE, 99, "Other", 1, CTL_NONE,
+	    "fleet quota store {store} reachable again from node {node_id}",
+	    NULL },
 	{ "audit_resumed", 0, 0,
 	    { "file" }, { "info" }, OUT_SUCCESS,
 	    OC_BASE, 99, "Other", 3, CTL_NONE,

@@ -263,6 +263,11 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 	KEEP(server.tasks, "server.tasks");
 	/* Handles out there name the node: it is who this server is. */
 	KEEP(fleet.node_id, "fleet.node_id");
+	/* The fleet's quota store is the one it connected to. */
+	KEEP(fleet.redis, "fleet.redis");
+	KEEP(fleet.password_file, "fleet.password_file");
+	KEEP(fleet.on_unreachable, "fleet.on_unreachable");
+	KEEP(fleet.lease_s, "fleet.lease_s");
 #undef KEEP
 }
 

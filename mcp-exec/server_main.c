@@ -26,6 +26,7 @@
 #include "reload.h"
 #include "run.h"
 #include "sessions/fleet.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/profile.h"
 #include "sessions/quota.h"
 #include "tools/authz.h"
@@ -252,6 +253,9 @@ cmd_serve(int argc, char *argv[])
 	    STOCKADE_VERSION, "transport", http != NULL ? "http" : "stdio",
 	    "rules_dir", o->rules_dir)));
 	server_audit_loaded(&srv);
+	/* fleet.redis: quotas shared with the other nodes; unset: nothing
+	 * connects. */
+	srv.fleet = fleet_quota_open(&srv, &srv.conf.fleet);
 	sweep_remains(&srv);
 	srv.reaper = event_new(srv.base, -1, EV_PERSIST, reap_cb, &srv);
 	tv.tv_sec = srv.conf.server.reap_interval_s;
@@ -305,6 +309,7 @@ out:
 		event_free(srv.reaper);
 	drain_free();
 	if (srv.base != NULL) {
+		fleet_quota_close(srv.fleet);	/* leases go to the others */
 		audit_link_shutdown(&srv.audit);
 		inflight_close(&srv);	/* after the last end's ack */
 		sandbox_seccomp_free(&srv.seccomp);

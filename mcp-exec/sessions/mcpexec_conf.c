@@ -1,9 +1,9 @@
 /*
  * Loads rules/mcp-exec.yaml: the server's state directory, uid range,
  * cgroup placement, server section (sockets, limits, sessions, tasks,
- * listen, HTTP) and fleet section (node id, drain).  Operator input:
- * every key is type- and range-checked and unknown keys are errors
- * (profiles are profile.c's).
+ * listen, HTTP) and fleet section (node id, drain, quota store).
+ * Operator input: every key is type- and range-checked and unknown keys
+ * are errors (profiles are profile.c's).
  */
 #include <stdio.h>
 #include <string.h>
@@ -228,16 +228,25 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	}
 }
 
+/*
+ * fleet: what this node is called (node_id, a DNS label that ends its
+ * handles), how it drains, and where the shared quota store is.  The
+ * store is on only when redis is set (a unix socket path or host:port);
+ * its leases and records are named by node_id, which it then requires.
+ */
 static void
 fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 {
 	static const char *const keys[] = { "node_id", "drain_grace_s",
-	    NULL };
-	const char	*s;
+	    "redis", "on_unreachable", "lease_s", "password_file", NULL };
+	static const char *const modes[] = { "refuse", "local", NULL };
+	const char	*s, *colon;
 	int64_t		 i;
+	int		 e, r, node;
 
+	f->lease_s = FLEET_LEASE_S_DEFAULT;
 	conf_check_keys(ctx, o, keys);
-	if (conf_get_string(ctx, o, "node_id", &s) == 1) {
+	if ((node = conf_get_string(ctx, o, "node_id", &s)) == 1) {
 		if (!fleet_node_ok(s))
 			conf_error(ctx, json_object_get(o, "node_id"),
 			    "node_id: a DNS label (a-z, 0-9, '-'; 1 to %d; "
@@ -248,6 +257,24 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 	if (conf_get_int(ctx, o, "drain_grace_s", 0, FLEET_DRAIN_MAX_S,
 	    &i) == 1)
 		f->drain_grace_s = (unsigned)i;
+	if ((r = conf_get_string(ctx, o, "redis", &s)) == 1 &&
+	    (s[0] != '/' && ((colon = strrchr(s, ':')) == NULL ||
+	    colon == s || strspn(colon + 1, "0123456789") !=
+	    strlen(colon + 1) || colon[1] == '\0' || strlen(colon + 1) > 5)))
+		conf_error(ctx, json_object_get(o, "redis"), "redis: a unix "
+		    "socket path or host:port");
+	else if (r == 1 && xsnprintf(f->redis, sizeof(f->redis), "%s",
+	    s) == -1)
+		conf_error(ctx, json_object_get(o, "redis"), "redis: too long");
+	if (r == 1 && node == 0)
+		conf_error(ctx, o, "fleet: node_id: required with redis (it "
+		    "names this node's leases)");
+	if (conf_get_enum(ctx, o, "on_unreachable", modes, &e) == 1)
+		f->on_unreachable = (enum fleet_unreachable)e;
+	if (conf_get_int(ctx, o, "lease_s", 3, 3600, &i) == 1)
+		f->lease_s = (unsigned)i;
+	get_path(ctx, o, "password_file", f->password_file,
+	    sizeof(f->password_file));
 }
 
 int

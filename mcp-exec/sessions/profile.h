@@ -87,13 +87,24 @@ struct server_conf {
 	unsigned	norigins;
 };
 
-/* The `fleet:` section: this server as one node of many. */
+/*
+ * The `fleet:` section: this server as one node of many.  node_id and
+ * drain_grace_s are the router's (sessions/fleet.h); redis and the keys
+ * after it are the shared quota store's (sessions/fleet_quota.h), which
+ * is on only when redis is set.
+ */
+#define FLEET_LEASE_S_DEFAULT	15
+enum fleet_unreachable { FLEET_UNREACHABLE_REFUSE, FLEET_UNREACHABLE_LOCAL };
 struct fleet_conf {
 	/* Ends every handle this server mints ("": none, one host). */
-	char		node_id[FLEET_NODE_MAX];
+	char			node_id[FLEET_NODE_MAX];
 	/* SIGTERM: how long running calls may go on, with no new ones
 	 * taken, before the sessions close (0: they close at once). */
-	unsigned	drain_grace_s;
+	unsigned		drain_grace_s;
+	char			redis[PATH_MAX];	/* "": no quota store */
+	char			password_file[PATH_MAX];	/* "": no AUTH */
+	enum fleet_unreachable	on_unreachable;
+	unsigned		lease_s;
 };
 
 struct mcpexec_conf {

@@ -28,6 +28,7 @@ struct commands;
 struct principals;
 struct authz;
 struct quota_table;
+struct fleet_quota;
 struct inflight_log;
 LIST_HEAD(session_list, session);
 
@@ -56,6 +57,7 @@ struct server {
 	struct principals	*principals;	/* HTTP bearer tokens */
 	struct authz		*authz;		/* who may use what */
 	struct quota_table	*quota;		/* usage, kept in state_dir */
+	struct fleet_quota	*fleet;		/* fleet.redis: quotas there, or NULL */
 	json_t			*policy_files;	/* what was loaded, hashed */
 	int			 tokens_required; /* HTTP beyond loopback */
 	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fleet_quota.h"
 #include "frame.h"
 #include "log.h"
 #include "network.h"
@@ -140,6 +141,12 @@ session_profile(const struct session *s)
 	return &s->prof;
 }
 
+void
+session_set_fleet_lease(struct session *s, uint64_t lease)
+{
+	s->fleet_lease = lease;
+}
+
 int
 session_busy(const struct session *s)
 {
@@ -205,6 +212,8 @@ session_end(struct session *s, const char *event, const char *reason)
 		call_abort(s->call, reason);
 	if (srv->quota != NULL)
 		quota_session_close(srv->quota, &s->bill);
+	fleet_quota_release(srv->fleet, s->fleet_lease);
+	s->fleet_lease = 0;
 	sessions_publish(srv);
 	count_oom(s);
 	counters_session_closed(&srv->counters, reason);

@@ -98,6 +98,8 @@ struct call_hooks {
 struct session	*session_create(struct server *, const char *principal,
 		    const struct profile *, const struct quota_bill *,
 		    const json_t *client, char *err, size_t errlen);
+/* Takes the fleet's sessions lease (fleet_quota.h), released at its end. */
+void		 session_set_fleet_lease(struct session *, uint64_t lease);
 /* One of the profiles loaded (srv->profiles), or NULL. */
 const struct profile *server_profile(const struct server *,
 		    const char *name);

@@ -65,6 +65,7 @@ struct session {
 	uint64_t		 cpu_mark;
 	int			 cpu_marked;
 	struct quota_bill	 bill;		/* its sessions quota */
+	uint64_t		 fleet_lease;	/* the fleet's, fleet_quota.h */
 	/* The driver's command line: preimport names the profile's modules. */
 	const char		*argv[8];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "authz.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/session.h"
 #include "tools_int.h"
 
@@ -75,6 +76,40 @@ refuse_quota(struct tool_req *rq, const char *tool,
 	tool_error(rq, "refused: %s", text);
 }
 
+/*
+ * The fleet's count, after this node's (which always counts too): over
+ * a fleet quota is refused like a local one; an unreachable store
+ * refuses unless on_unreachable is local (fleet.c records the change).
+ */
+static int
+fleet_authorize(struct tool_req *rq, const char *tool, const char *sid,
+    struct call_grant *cg)
+{
+	struct quota_verdict	 v;
+	char			 detail[PATH_MAX + 64];
+
+	if ((cg->fleet = rq->srv->fleet) == NULL)
+		return 0;
+	switch (fleet_quota_acquire(cg->fleet, &cg->bill, sid == NULL, &cg->lease,
+	    &cg->session_lease, &v)) {
+	case FLEET_OVER:
+		refuse_quota(rq, tool, &v, sid);
+		return -1;
+	case FLEET_DOWN:
+		snprintf(detail, sizeof(detail), "fleet quota store %s "
+		    "unreachable (on_unreachable: refuse)",
+		    fleet_quota_store(cg->fleet));
+		refuse(rq, tool, "fleet quota store unreachable",
+		    &(struct refusal){ .rule = "fleet:unreachable",
+		    .severity = "warning", .session_id = sid,
+		    .detail = detail });
+		tool_error(rq, "refused: %s", detail);
+		return -1;
+	default:
+		return 0;
+	}
+}
+
 int
 tool_authorize(struct tool_req *rq, const char *tool, const char *profile,
     const char *sid, struct call_grant *cg)
@@ -123,5 +158,5 @@ tool_authorize(struct tool_req *rq, const char *tool, const char *profile,
 		refuse_quota(rq, tool, &v, sid);
 		return -1;
 	}
-	return 0;
+	return fleet_authorize(rq, tool, sid, cg);
 }

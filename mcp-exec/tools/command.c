@@ -68,7 +68,7 @@ run_command(struct tool_req *rq, const json_t *args,
 	}
 	start_call(rq, ec.s, code, strlen(code), ec.timeout, token, NULL,
 	    "run_command", json_incref(ec.argv), staged, ec.created,
-	    ec.created, &ec.cg.bill);
+	    ec.created, &ec.cg);
 	free(code);
 out:
 	exec_end(&ec);

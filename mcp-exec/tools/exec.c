@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "inputs.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/session.h"
 #include "tools_int.h"
 
@@ -140,6 +141,10 @@ exec_stage(struct tool_req *rq, struct exec_call *ec, json_t **staged)
 void
 exec_end(struct exec_call *ec)
 {
+	/* Refused or failed before start_call took it. */
+	fleet_quota_release(ec->cg.fleet, ec->cg.lease);
+	fleet_quota_release(ec->cg.fleet, ec->cg.session_lease);
+	ec->cg.lease = ec->cg.session_lease = 0;
 	exec_args_free(&ec->x);
 	json_decref(ec->argv);
 	ec->argv = NULL;

@@ -20,6 +20,7 @@
 #include "messages.h"
 #include "log.h"
 #include "patterns.h"
+#include "sessions/fleet_quota.h"
 #include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/session.h"
@@ -51,6 +52,7 @@ struct pycall {
 	int		 created;	/* the session was made for this call */
 	struct quota_bill bill;		/* charged when it ends */
 	int		 billed;	/* quota_call_begin was called */
+	uint64_t	 lease;		/* fleet concurrent_calls (fleet_quota.h) */
 	/* Its line in the in-flight journal: closed by its end's record. */
 	struct inflight	*inflight;
 	int		 unjournaled;	/* the journal could not be written */
@@ -100,7 +102,7 @@ tool_args(struct tool_req *rq, const char *tool, const struct arg_spec *spec,
 
 /* A session for this request: its session_created names the client. */
 struct session *
-tool_session_create(struct tool_req *rq, const struct call_grant *cg,
+tool_session_create(struct tool_req *rq, struct call_grant *cg,
     char *err, size_t errlen)
 {
 	json_t		*client = tool_client_json(rq->client);
@@ -109,6 +111,11 @@ tool_session_create(struct tool_req *rq, const struct call_grant *cg,
 	s = session_create(rq->srv, rq->principal, cg->prof, &cg->bill, client,
 	    err, errlen);
 	json_decref(client);
+	if (s != NULL) {
+		/* The fleet's sessions lease lives as long as the session. */
+		session_set_fleet_lease(s, cg->session_lease);
+		cg->session_lease = 0;
+	}
 	return s;
 }
 
@@ -263,6 +270,8 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 		json_array_foreach(r->artifacts, i, a)
 			bytes += (uint64_t)json_integer_value(json_object_get(a,
 			    "size"));
+	fleet_quota_release(pc->srv->fleet, pc->lease);
+	pc->lease = 0;
 	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
 	    r ? r->cpu_ms : 0, bytes);
 	/* The usage file and `stockade status`, within PERSIST_DELAY_MS. */
@@ -612,8 +621,9 @@ void
 start_call(struct tool_req *rq, struct session *s,
     const char *code, size_t len, unsigned timeout, const json_t *token,
     json_t *hits, const char *tool, json_t *argv, json_t *inputs, int oneshot,
-    int created, const struct quota_bill *bill)
+    int created, struct call_grant *cg)
 {
+	const struct quota_bill	*bill = cg != NULL ? &cg->bill : NULL;
 	struct server		*srv = rq->srv;
 	struct pycall		*pc;
 	struct timeval		 tv;
@@ -648,6 +658,8 @@ start_call(struct tool_req *rq, struct session *s,
 	if (bill != NULL && srv->quota != NULL) {
 		pc->bill = *bill;
 		pc->billed = 1;
+		pc->lease = cg->lease;	/* released with the bill */
+		cg->lease = 0;
 		quota_call_begin(srv->quota, &pc->bill);
 		persist_soon(srv);	/* status: what runs now, soon */
 	}
@@ -738,7 +750,7 @@ execute_python(struct tool_req *rq, const json_t *args,
 	if (exec_stage(rq, &ec, &staged) == -1)
 		goto out;
 	start_call(rq, ec.s, code, len, ec.timeout, token, hits,
-	    "execute_python", NULL, staged, 0, ec.created, &ec.cg.bill);
+	    "execute_python", NULL, staged, 0, ec.created, &ec.cg);
 	hits = NULL;
 out:
 	json_decref(hits);

@@ -17,6 +17,7 @@
 
 #define ERR_MAX		2048	/* quotes a command's arg_pattern */
 
+struct fleet_quota;
 struct session;
 
 /* What a refusal record says besides who and why (all optional). */
@@ -43,6 +44,9 @@ int	tool_args(struct tool_req *, const char *tool, const struct arg_spec *,
 struct call_grant {
 	const struct profile	*prof;	/* of a new session: the server's */
 	struct quota_bill	 bill;
+	struct fleet_quota	*fleet;	/* the lease's store */
+	uint64_t		 lease;	/* fleet concurrent_calls, 0: none */
+	uint64_t		 session_lease;	/* fleet sessions, 0: none */
 };
 
 /* 1 when the caller may use tool; 0 after a refusal (ends rq). */
@@ -56,7 +60,7 @@ int	tool_authorize(struct tool_req *, const char *tool,
 	    const char *profile, const char *sid, struct call_grant *);
 /* A session for this request; NULL with err. */
 struct session *tool_session_create(struct tool_req *,
-	    const struct call_grant *, char *err, size_t errlen);
+	    struct call_grant *, char *err, size_t errlen);
 /* A call refused before it ran: audited as call_refused and counted as
  * refused (rq not ended); refuse_record only audits. */
 void	refuse(struct tool_req *, const char *tool, const char *reason,
@@ -100,12 +104,12 @@ void	exec_end(struct exec_call *);
  * Audits execution_started, then runs code in s and answers rq when it
  * is done; takes hits, argv and inputs (what inputs_stage staged).
  * oneshot: the session goes afterwards; created: it was made for this
- * call (goes if the call never runs).
+ * call (goes if the call never runs).  Takes cg's bill and fleet lease.
  */
 void	start_call(struct tool_req *, struct session *s, const char *code,
 	    size_t len, unsigned timeout, const json_t *token, json_t *hits,
 	    const char *tool, json_t *argv, json_t *inputs, int oneshot,
-	    int created, const struct quota_bill *);
+	    int created, struct call_grant *);
 /*
  * node_gate.c: a session_id of another node (TOOL_WRONG_NODE), or new
  * code on a node that drains (TOOL_DRAINING, TOOL_SESSION_LOST): -1

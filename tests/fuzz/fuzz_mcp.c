@@ -146,6 +146,12 @@ session_profile(const struct session *s)
 	return &s->srv->profile;
 }
 
+void
+session_set_fleet_lease(struct session *s, uint64_t lease)
+{
+	/* No fleet: here: nothing to hold. */
+}
+
 int
 session_busy(const struct session *s)
 {

@@ -88,7 +88,7 @@ note "mcp-exec run: result, inputs, artifacts, refusals, cleanup"
 # write it.
 libs=$(ldd "$MX" | awk '{ print $1 }')
 for l in libcrypto libssl libcurl libh2o libcjose libevent libldns libpcap libnftnl \
-    libarchive libnetfilter libseccomp; do
+    libarchive libnetfilter libseccomp libhiredis; do
 	! echo "$libs" | grep -q "^$l" || fail "mcp-exec links $l"
 done
 mkdir "$T/front"

@@ -62,6 +62,8 @@ static const char *const cases[] = {
 	"code_execution_traced",
 	"code_execution_task",
 	"code_execution_truncated",
+	"fleet_degraded",
+	"fleet_restored",
 };
 
 static const struct {

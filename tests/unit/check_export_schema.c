@@ -408,6 +408,7 @@ static const struct {
 	{ "checkpoint", "Base Event" },
 	{ "cleanup", "Base Event" },
 	{ "event_rejected", "Base Event" },
+	{ "fleet_", "Base Event" },
 	{ "operator_note", "Base Event" },
 	{ "recovery", "Base Event" },
 	{ "rotate", "Base Event" },

@@ -3,7 +3,8 @@
  * documented defaults; bad values are refused with their position; a
  * profile name never leaves rules/profiles/; server.allowed_origins takes
  * only http(s)://host[:port], at most ORIGINS_MAX of them; tls: follows
- * the network and takes only a PEM file of certificates as extra_ca.
+ * the network and takes only a PEM file of certificates as extra_ca;
+ * fleet: every key is checked, and no quota store is on without redis.
  */
 #include "sandbox/trust.h"
 #include "sessions/profile.h"
@@ -318,6 +319,8 @@ START_TEST(test_fleet_section)
 	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
 	ck_assert_str_eq(c.fleet.node_id, "stockade-node-2");
 	ck_assert_uint_eq(c.fleet.drain_grace_s, 25);
+	/* No fleet.redis: no quota store, nothing connects. */
+	ck_assert_str_eq(c.fleet.redis, "");
 	for (i = 0; i < nitems(bad_fleet); i++) {
 		conf_with(dir, sizeof(dir), bad_fleet[i]);
 		ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
@@ -451,6 +454,59 @@ START_TEST(test_allowed_origins_limits)
 }
 END_TEST
 
+START_TEST(test_fleet_parsed_with_defaults)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "fleet: {redis: /run/redis/r.sock, "
+	    "node_id: node-1}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.redis, "/run/redis/r.sock");
+	ck_assert_str_eq(c.fleet.node_id, "node-1");
+	ck_assert_int_eq(c.fleet.on_unreachable, FLEET_UNREACHABLE_REFUSE);
+	ck_assert_uint_eq(c.fleet.lease_s, FLEET_LEASE_S_DEFAULT);
+	conf_with(dir, sizeof(dir), "fleet: {redis: \"redis.example:6379\", "
+	    "node_id: b, on_unreachable: local, lease_s: 5, "
+	    "password_file: /etc/stockade/redis.pw}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.redis, "redis.example:6379");
+	ck_assert_int_eq(c.fleet.on_unreachable, FLEET_UNREACHABLE_LOCAL);
+	ck_assert_uint_eq(c.fleet.lease_s, 5);
+	ck_assert_str_eq(c.fleet.password_file, "/etc/stockade/redis.pw");
+}
+END_TEST
+
+static const char *const bad_fleet_quota[] = {
+	"fleet: {redis: /r.sock}\n",			/* no node_id */
+	"fleet: {redis: /r.sock, node_id: ~}\n",
+	"fleet: {redis: /r.sock, node_id: Node_1}\n",	/* not a DNS label */
+	"fleet: {redis: nohost, node_id: a}\n",
+	"fleet: {redis: \"h:\", node_id: a}\n",
+	"fleet: {redis: \":6379\", node_id: a}\n",
+	"fleet: {redis: \"h:63x9\", node_id: a}\n",
+	"fleet: {redis: \"h:123456\", node_id: a}\n",
+	"fleet: {redis: /r.sock, node_id: \"a b\"}\n",
+	"fleet: {redis: /r.sock, node_id: \"\"}\n",
+	"fleet: {redis: /r.sock, node_id: a, on_unreachable: maybe}\n",
+	"fleet: {redis: /r.sock, node_id: a, lease_s: 2}\n",
+	"fleet: {redis: /r.sock, node_id: a, lease_s: 3601}\n",
+	"fleet: {redis: /r.sock, node_id: a, password_file: pw}\n",
+	"fleet: {redis: /r.sock, node_id: a, sessions: 1}\n",
+	"fleet: /r.sock\n",
+};
+
+START_TEST(test_fleet_bad_refused)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), bad_fleet_quota[_i]);
+	ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
+	    bad_fleet_quota[_i]);
+}
+END_TEST
+
 static Suite *
 profile_suite(void)
 {
@@ -476,6 +532,9 @@ profile_suite(void)
 	tcase_add_loop_test(tc, test_allowed_origins_refused, 0,
 	    (int)nitems(bad_origins));
 	tcase_add_test(tc, test_allowed_origins_limits);
+	tcase_add_test(tc, test_fleet_parsed_with_defaults);
+	tcase_add_loop_test(tc, test_fleet_bad_refused, 0,
+	    (int)nitems(bad_fleet_quota));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,490 @@
+/*
+ * Fleet quotas in Redis (fleet_quota.h).  Trusts the Redis it is pointed at
+ * to count (it is the operator's); its replies are still checked for
+ * shape, and anything unexpected counts as the store being unreachable,
+ * which on_unreachable decides.  Every change between reachable and not
+ * is a fleet_degraded or fleet_restored record.
+ */
+#include <sys/queue.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hiredis.h>
+
+#include "fleet_quota.h"
+#include "log.h"
+#include "server.h"
+#include "util.h"
+
+#define PASSWORD_MAX	512
+
+/*
+ * KEYS: per subject, its sessions lease set, calls_per_minute counter
+ * and concurrent_calls lease set.  ARGV: the session lease's member, the
+ * call lease's, lease ms, then per subject the three limits (-1: none or
+ * not counted).  Checked in quota.c's order (sessions, calls per minute,
+ * concurrent calls), all before any write, so a refusal counts nothing.
+ * The lease clock is Redis's own: nodes' clocks may disagree.
+ */
+static const char acquire_lua[] =
+    "local t = redis.call('TIME')\n"
+    "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+    "local ms = tonumber(ARGV[3])\n"
+    "local function lim(i, k) return tonumber(ARGV[3 * i + k]) end\n"
+    "for i = 1, #KEYS / 3 do\n"
+    "  for k = 1, 3 do\n"
+    "    local key, used = KEYS[3 * i - 3 + k], 0\n"
+    "    if lim(i, k) >= 0 then\n"
+    "      if k == 2 then\n"
+    "        used = tonumber(redis.call('GET', key) or '0')\n"
+    "      else\n"
+    "        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)\n"
+    "        used = redis.call('ZCARD', key)\n"
+    "      end\n"
+    "      if used >= lim(i, k) then return {i, k, used} end\n"
+    "    end\n"
+    "  end\n"
+    "end\n"
+    "for i = 1, #KEYS / 3 do\n"
+    "  if lim(i, 1) >= 0 then\n"
+    "    redis.call('ZADD', KEYS[3 * i - 2], now + ms, ARGV[1])\n"
+    "    redis.call('PEXPIRE', KEYS[3 * i - 2], 2 * ms)\n"
+    "  end\n"
+    "  if lim(i, 2) >= 0 then\n"
+    "    redis.call('INCR', KEYS[3 * i - 1])\n"
+    "    redis.call('EXPIRE', KEYS[3 * i - 1], 120)\n"
+    "  end\n"
+    "  if lim(i, 3) >= 0 then\n"
+    "    redis.call('ZADD', KEYS[3 * i], now + ms, ARGV[2])\n"
+    "    redis.call('PEXPIRE', KEYS[3 * i], 2 * ms)\n"
+    "  end\n"
+    "end\n"
+    "return {0, 0, 0}\n";
+
+/* The script's quota numbers (k), in its order. */
+static const enum quota_kind script_kind[] = { QUOTA_SESSIONS,
+    QUOTA_CALLS_MINUTE, QUOTA_CONCURRENT };
+#define SCRIPT_KINDS	3
+
+/* KEYS: lease sets; ARGV: member, lease ms.  Only leases still held. */
+static const char renew_lua[] =
+    "local t = redis.call('TIME')\n"
+    "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+    "local ms = tonumber(ARGV[2])\n"
+    "for i = 1, #KEYS do\n"
+    "  redis.call('ZADD', KEYS[i], 'XX', now + ms, ARGV[1])\n"
+    "  redis.call('PEXPIRE', KEYS[i], 2 * ms)\n"
+    "end\n"
+    "return 0\n";
+
+struct lease {
+	LIST_ENTRY(lease) entry;
+	uint64_t	 id;
+	unsigned	 n;
+	char		 keys[QUOTA_BILL_MAX][FLEET_KEY_MAX];
+};
+
+struct fleet_quota {
+	struct server	*srv;
+	struct fleet_conf c;
+	redisContext	*rc;
+	char		 sha_acquire[48], sha_renew[48];
+	int		 up;		/* -1: not yet known */
+	uint64_t	 retry_at;	/* mono_ms of the next connect */
+	uint64_t	 nonce;		/* this run's, in lease members */
+	uint64_t	 next_id;
+	struct event	*renew;
+	LIST_HEAD(, lease) held;
+};
+
+int
+fleet_quota_key(char *buf, size_t len, const char *subject, enum quota_kind k,
+    time_t window_start)
+{
+	int	 n;
+
+	if (k == QUOTA_CALLS_MINUTE)
+		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s:%lld",
+		    subject, quota_names[k], (long long)window_start);
+	else
+		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s", subject,
+		    quota_names[k]);
+	return n == -1 ? -1 : 0;
+}
+
+const char *
+fleet_quota_store(const struct fleet_quota *f)
+{
+	return f->c.redis;
+}
+
+/* A lease's member: node, this run, lease; unique across restarts. */
+static void
+member_of(const struct fleet_quota *f, uint64_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%llx:%llu", f->c.node_id,
+	    (unsigned long long)f->nonce, (unsigned long long)id);
+}
+
+static void
+record(struct fleet_quota *f, const char *event, const char *error)
+{
+	server_audit(f->srv, json_pack("{s:s, s:s, s:s, s:s, s:s*}", "event",
+	    event, "node_id", f->c.node_id, "store", f->c.redis,
+	    "on_unreachable", f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? "local" :
+	    "refuse", "error", error));
+}
+
+static void
+drop_leases(struct fleet_quota *f)
+{
+	struct lease	*l;
+
+	while ((l = LIST_FIRST(&f->held)) != NULL) {
+		LIST_REMOVE(l, entry);
+		free(l);
+	}
+}
+
+/* The store went away: leases it held expire there on their own. */
+static void
+went_down(struct fleet_quota *f, const char *reason)
+{
+	char	 why[256];
+
+	/* reason may be the context's own errstr, freed below. */
+	snprintf(why, sizeof(why), "%s", reason);
+	if (f->rc != NULL)
+		redisFree(f->rc);
+	f->rc = NULL;
+	f->retry_at = mono_ms() + FLEET_RETRY_MS;
+	drop_leases(f);
+	if (f->up != 0) {
+		log_warnx("fleet quota store %s unreachable (%s): %s",
+		    f->c.redis, why, f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ?
+		    "per-node quotas decide" : "calls refused");
+		record(f, "fleet_degraded", why);
+	}
+	f->up = 0;
+}
+
+static int
+load_script(struct fleet_quota *f, const char *lua, char *sha, size_t len)
+{
+	redisReply	*r;
+	int		 rv = -1;
+
+	r = redisCommand(f->rc, "SCRIPT LOAD %s", lua);
+	if (r != NULL && r->type == REDIS_REPLY_STRING && r->len < len) {
+		snprintf(sha, len, "%s", r->str);
+		rv = 0;
+	}
+	if (r != NULL)
+		freeReplyObject(r);
+	return rv;
+}
+
+static int
+auth(struct fleet_quota *f, char *why, size_t len)
+{
+	redisReply	*r;
+	char		*pw;
+	size_t		 n;
+	int		 rv = -1;
+
+	if (f->c.password_file[0] == '\0')
+		return 0;
+	if (read_file(f->c.password_file, PASSWORD_MAX, &pw, &n) == -1) {
+		snprintf(why, len, "%.128s: %s", f->c.password_file,
+		    strerror(errno));
+		return -1;
+	}
+	pw[strcspn(pw, "\r\n")] = '\0';
+	r = redisCommand(f->rc, "AUTH %s", pw);
+	explicit_bzero(pw, n);
+	free(pw);
+	if (r != NULL && r->type == REDIS_REPLY_STATUS)
+		rv = 0;
+	else
+		snprintf(why, len, "AUTH refused");
+	if (r != NULL)
+		freeReplyObject(r);
+	return rv;
+}
+
+/* 0 when connected (now or already); throttled to one try a second. */
+static int
+connect_store(struct fleet_quota *f)
+{
+	struct timeval	 tv = { 0, FLEET_TIMEOUT_MS * 1000 };
+	char		 host[256], why[256];
+	const char	*colon;
+
+	if (f->rc != NULL)
+		return 0;
+	if (f->up == 0 && mono_ms() < f->retry_at)
+		return -1;
+	if (f->c.redis[0] == '/')
+		f->rc = redisConnectUnixWithTimeout(f->c.redis, tv);
+	else {
+		colon = strrchr(f->c.redis, ':');
+		snprintf(host, sizeof(host), "%.*s", (int)(colon - f->c.redis),
+		    f->c.redis);
+		f->rc = redisConnectWithTimeout(host, atoi(colon + 1), tv);
+	}
+	if (f->rc == NULL || f->rc->err) {
+		snprintf(why, sizeof(why), "connect: %s", f->rc ?
+		    f->rc->errstr : "out of memory");
+		goto bad;
+	}
+	if (redisSetTimeout(f->rc, tv) != REDIS_OK ||
+	    auth(f, why, sizeof(why)) == -1)
+		goto bad;
+	if (load_script(f, acquire_lua, f->sha_acquire,
+	    sizeof(f->sha_acquire)) == -1 || load_script(f, renew_lua,
+	    f->sha_renew, sizeof(f->sha_renew)) == -1) {
+		snprintf(why, sizeof(why), "SCRIPT LOAD: %s", f->rc->err ?
+		    f->rc->errstr : "refused");
+		goto bad;
+	}
+	if (f->up == 0) {
+		log_info("fleet quota store %s reachable again", f->c.redis);
+		record(f, "fleet_restored", NULL);
+	}
+	f->up = 1;
+	return 0;
+bad:
+	went_down(f, why);
+	return -1;
+}
+
+/* EVALSHA with argv after the sha; NULL (store down) on any failure. */
+static redisReply *
+eval(struct fleet_quota *f, const char *sha, int nkeys, int argc,
+    const char **argv)
+{
+	const char	*av[3 + 3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
+	char		 nk[16];
+	redisReply	*r;
+	int		 i;
+
+	if (connect_store(f) == -1)
+		return NULL;
+	snprintf(nk, sizeof(nk), "%d", nkeys);
+	av[0] = "EVALSHA";
+	av[1] = sha;
+	av[2] = nk;
+	for (i = 0; i < argc && i + 3 < (int)(sizeof(av) / sizeof(av[0]));
+	    i++)
+		av[i + 3] = argv[i];
+	r = redisCommandArgv(f->rc, i + 3, av, NULL);
+	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
+		went_down(f, r != NULL ? r->str : f->rc->errstr);
+		if (r != NULL)
+			freeReplyObject(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void
+renew_cb(evutil_socket_t fd, short ev, void *arg)
+{
+	struct fleet_quota	*f = arg;
+	struct lease	*l;
+	const char	*av[2 + QUOTA_BILL_MAX];
+	char		 member[128], ms[32];
+	redisReply	*r;
+	unsigned	 i;
+
+	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
+	LIST_FOREACH(l, &f->held, entry) {
+		for (i = 0; i < l->n; i++)
+			av[i] = l->keys[i];
+		member_of(f, l->id, member, sizeof(member));
+		av[l->n] = member;
+		av[l->n + 1] = ms;
+		if ((r = eval(f, f->sha_renew, (int)l->n, (int)l->n + 2,
+		    av)) == NULL)
+			return;	/* down: the list was dropped */
+		freeReplyObject(r);
+	}
+}
+
+struct fleet_quota *
+fleet_quota_open(struct server *srv, const struct fleet_conf *c)
+{
+	struct fleet_quota	*f;
+	struct timeval	 tv;
+
+	if (c->redis[0] == '\0')
+		return NULL;
+	f = xcalloc(1, sizeof(*f));
+	f->srv = srv;
+	f->c = *c;
+	f->up = -1;
+	f->nonce = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
+	LIST_INIT(&f->held);
+	/* Renewed three times a lease: one lost renewal does not free it. */
+	tv.tv_sec = c->lease_s / 3;
+	tv.tv_usec = (c->lease_s % 3) * 333333;
+	f->renew = event_new(srv->base, -1, EV_PERSIST, renew_cb, f);
+	event_add(f->renew, &tv);
+	(void)connect_store(f);
+	log_info("fleet quotas in %s as node %s (on_unreachable: %s)",
+	    c->redis, c->node_id, c->on_unreachable == FLEET_UNREACHABLE_LOCAL ? "local" :
+	    "refuse");
+	return f;
+}
+
+void
+fleet_quota_release(struct fleet_quota *f, uint64_t id)
+{
+	struct lease	*l;
+	redisReply	*r;
+	char		 member[128];
+	unsigned	 i;
+
+	if (f == NULL || id == 0)
+		return;
+	LIST_FOREACH(l, &f->held, entry)
+		if (l->id == id)
+			break;
+	if (l == NULL)
+		return;	/* dropped when the store went down */
+	LIST_REMOVE(l, entry);
+	member_of(f, l->id, member, sizeof(member));
+	for (i = 0; i < l->n && f->rc != NULL; i++) {
+		r = redisCommand(f->rc, "ZREM %s %s", l->keys[i], member);
+		if (r == NULL) {
+			went_down(f, f->rc->errstr);
+			break;
+		}
+		freeReplyObject(r);
+	}
+	free(l);
+}
+
+void
+fleet_quota_close(struct fleet_quota *f)
+{
+	struct lease	*l;
+
+	if (f == NULL)
+		return;
+	while ((l = LIST_FIRST(&f->held)) != NULL)
+		fleet_quota_release(f, l->id);
+	if (f->renew != NULL)
+		event_free(f->renew);
+	if (f->rc != NULL)
+		redisFree(f->rc);
+	free(f);
+}
+
+/* A lease on the sets keys[k] of the subjects whose limit k counts. */
+static uint64_t
+hold(struct fleet_quota *f, uint64_t id, unsigned n, char keys[][FLEET_KEY_MAX],
+    char lim[][24], unsigned k)
+{
+	struct lease	*l = xcalloc(1, sizeof(*l));
+	unsigned	 i;
+
+	l->id = id;
+	for (i = 0; i < n; i++)
+		if (strcmp(lim[SCRIPT_KINDS * i + k], "-1") != 0)
+			snprintf(l->keys[l->n++], FLEET_KEY_MAX, "%s",
+			    keys[SCRIPT_KINDS * i + k]);
+	if (l->n == 0) {
+		free(l);
+		return 0;
+	}
+	LIST_INSERT_HEAD(&f->held, l, entry);
+	return id;
+}
+
+enum fleet_answer
+fleet_quota_acquire(struct fleet_quota *f, const struct quota_bill *b,
+    int new_session, uint64_t *call_lease, uint64_t *session_lease,
+    struct quota_verdict *v)
+{
+	const char	*av[3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
+	char		 keys[SCRIPT_KINDS * QUOTA_BILL_MAX][FLEET_KEY_MAX];
+	char		 lim[SCRIPT_KINDS * QUOTA_BILL_MAX][24];
+	char		 smember[128], cmember[128], ms[32];
+	unsigned	 idx[QUOTA_BILL_MAX], i, k, n = 0, any;
+	time_t		 now = quota_now(), minute = now - now % 60;
+	uint64_t	 max;
+	redisReply	*r;
+	long long	 which, kind;
+
+	*call_lease = *session_lease = 0;
+	for (i = 0; i < b->n; i++) {
+		any = 0;
+		for (k = 0; k < SCRIPT_KINDS; k++) {
+			max = b->a[i].lim.max[script_kind[k]];
+			if (script_kind[k] == QUOTA_SESSIONS && !new_session)
+				max = QUOTA_UNLIMITED;
+			any |= max != QUOTA_UNLIMITED;
+			snprintf(lim[SCRIPT_KINDS * n + k], sizeof(lim[0]),
+			    "%lld", max == QUOTA_UNLIMITED ? -1LL :
+			    (long long)max);
+			if (fleet_quota_key(keys[SCRIPT_KINDS * n + k],
+			    FLEET_KEY_MAX, b->a[i].subject, script_kind[k],
+			    minute) == -1)
+				any = 0;	/* bounded by QUOTA_SUBJECT_MAX */
+		}
+		if (any)
+			idx[n++] = i;
+	}
+	if (n == 0)
+		return FLEET_OK;	/* nothing the fleet counts */
+	member_of(f, f->next_id + 1, smember, sizeof(smember));
+	member_of(f, f->next_id + 2, cmember, sizeof(cmember));
+	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
+	for (i = 0; i < SCRIPT_KINDS * n; i++) {
+		av[i] = keys[i];
+		av[SCRIPT_KINDS * n + 3 + i] = lim[i];
+	}
+	av[SCRIPT_KINDS * n] = smember;
+	av[SCRIPT_KINDS * n + 1] = cmember;
+	av[SCRIPT_KINDS * n + 2] = ms;
+	if ((r = eval(f, f->sha_acquire, (int)(SCRIPT_KINDS * n),
+	    (int)(2 * SCRIPT_KINDS * n + 3), av)) == NULL)
+		goto down;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+	    r->element[0]->type != REDIS_REPLY_INTEGER ||
+	    r->element[1]->type != REDIS_REPLY_INTEGER ||
+	    r->element[2]->type != REDIS_REPLY_INTEGER ||
+	    (which = r->element[0]->integer) < 0 || which > (long long)n ||
+	    (kind = r->element[1]->integer) < 0 || kind > SCRIPT_KINDS ||
+	    (which != 0) != (kind != 0)) {
+		freeReplyObject(r);
+		went_down(f, "unexpected reply to the quota script");
+		goto down;
+	}
+	if (which != 0) {
+		i = idx[which - 1];
+		memset(v, 0, sizeof(*v));
+		v->kind = script_kind[kind - 1];
+		v->limit = b->a[i].lim.max[v->kind];
+		v->used = (uint64_t)(r->element[2]->integer < 0 ? 0 :
+		    r->element[2]->integer);
+		v->resets = v->kind == QUOTA_CALLS_MINUTE ? minute + 60 : 0;
+		snprintf(v->subject, sizeof(v->subject), "%s",
+		    b->a[i].subject);
+		freeReplyObject(r);
+		return FLEET_OVER;
+	}
+	freeReplyObject(r);
+	*session_lease = hold(f, f->next_id + 1, n, keys, lim, 0);
+	*call_lease = hold(f, f->next_id + 2, n, keys, lim, 2);
+	f->next_id += 2;
+	return FLEET_OK;
+down:
+	return f->c.on_unreachable == FLEET_UNREACHABLE_LOCAL ? FLEET_LOCAL :
+	    FLEET_DOWN;
+}
