@@ -1,0 +1,44 @@
+#!/bin/bash
+# podman with this tree's own state: images, containers, run state,
+# networks, volumes and events under $BUILD/podman (default build/podman),
+# never the host's /var/lib/containers or /etc/containers; runc; no
+# registry.  Two paths podman 4.3 fixes for root cannot be moved by any
+# flag: netavark's address allocations and aardvark-dns's zones
+# (/run/containers/networks) and the blob cache of image copies
+# (/var/lib/containers/cache).  So podman runs in a mount namespace of its
+# own, with empty tmpfs over /run and /var/lib, gone with its last process.
+# A flow of several calls that share a network or a running pod (the
+# stand-in) runs whole inside one: podman.sh --ns CMD [ARG...] runs CMD
+# there, and podman.sh calls made from it use that namespace.
+# usage: deploy/image/podman.sh ARGS...   (e.g. images, run --rm IMAGE CMD)
+#        deploy/image/podman.sh --ns CMD [ARG...]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+P=$(cd "$here/../.." && pwd)/${BUILD:-build}/podman
+if [ "${STOCKADE_PODMAN_NS:-}" != "$P" ]; then
+	if [ "${1:-}" = --ns ]; then shift; else set -- "$0" "$@"; fi
+	mkdir -p "$P"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	exec unshare --mount --propagation private -- sh -c '
+	    mount -t tmpfs -o mode=0755,size=64m stockade-podman /run &&
+	    mount -t tmpfs -o mode=0755,size=64m stockade-podman /var/lib &&
+	    STOCKADE_PODMAN_NS=$0 exec "$@"' "$P" "$@"
+fi
+if [ "${1:-}" = --ns ]; then shift; exec "$@"; fi
+mkdir -p "$P/tmp"
+# The limits containers get: the hard ones podman was given (no more: it
+# cannot raise them), and for processes at most kernel.pid_max (more was
+# refused here).
+nproc=$(ulimit -Hu)
+[ "$nproc" = unlimited ] || [ "$nproc" -gt "$(cat /proc/sys/kernel/pid_max)" ] &&
+    nproc=$(cat /proc/sys/kernel/pid_max)
+sed -e "s/@NOFILE@/$(ulimit -Hn)/g" -e "s/@NPROC@/$nproc/g" \
+    "$here/containers.conf" >"$P/containers.conf"
+export CONTAINERS_CONF="$P/containers.conf"
+export CONTAINERS_STORAGE_CONF="$here/storage.conf"
+export CONTAINERS_REGISTRIES_CONF="$here/registries.conf"
+# Image layers are staged in TMPDIR (/var/tmp by default).
+export TMPDIR="$P/tmp"
+exec podman --root "$P/root" --runroot "$P/run" --tmpdir "$P/tmp/libpod" \
+    --network-config-dir "$P/networks" --volumepath "$P/volumes" \
+    --cgroup-manager cgroupfs --events-backend file "$@"
