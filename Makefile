@@ -293,8 +293,14 @@ kube: $(BUILD)/stockade
 IMAGE_INPUTS = $(wildcard deploy/image/*) $(shell find rules docs -type f)
 image: $(IMAGE_DEPS_STAMP)
 	@$(MAKE) --no-print-directory BUILD=build all build/image/rootfs.tar
-build/image/rootfs.tar: $(PROGRAMS) $(DRIVER) $(IMAGE_INPUTS) Makefile
+build/image/rootfs.tar: $(PROGRAMS) $(DRIVER) $(IMAGE_INPUTS) Makefile \
+    build/image/revision
 	@BUILD=build deploy/image/build.sh
+# The commit the image is labelled with: rewritten only when it changes.
+build/image/revision: FORCE
+	@mkdir -p $(dir $@)
+	@git rev-parse HEAD | cmp -s - $@ || git rev-parse HEAD >$@
+FORCE:
 
 # The pod the manifests render, played by podman `kube play` from that
 # image, serving an MCP call (tests/kubernetes/kube_play.sh).  Minutes with

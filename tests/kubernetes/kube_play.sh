@@ -108,10 +108,27 @@ for i in $(seq 1 240); do
 done
 [ "$out" = ready ] || fail "not ready after 2 minutes: $out"
 note "kube play: ready (audit trail, netguard, warm pool) after $(( $(date +%s) - start ))s"
-for c in $(podman pod inspect "$POD" --format '{{range .Containers}}{{.Name}} {{end}}'); do
-	[ "$(podman inspect "$c" --format '{{.HostConfig.Privileged}}')" = false ] ||
+# Each daemon's bounding set is what the manifest adds, nothing more.
+caps() {
+	/usr/bin/python3 - "$T/pod.yaml" "$1" <<'PYEOF'
+import sys, yaml
+BITS = {"CHOWN": 0, "DAC_OVERRIDE": 1, "FOWNER": 3, "KILL": 5, "SETGID": 6,
+        "SETUID": 7, "NET_BIND_SERVICE": 10, "NET_ADMIN": 12,
+        "SYS_PTRACE": 19, "SYS_ADMIN": 21}
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == "Pod":
+        c = [c for c in d["spec"]["containers"] if c["name"] == sys.argv[2]][0]
+        add = c["securityContext"]["capabilities"].get("add", [])
+        print("%016x" % sum(1 << BITS[a] for a in add))
+PYEOF
+}
+for c in stockade-auditd netguard mcp-exec rules-sync; do
+	[ "$(podman inspect "$POD-$c" --format '{{.HostConfig.Privileged}}')" = false ] ||
 	    fail "$c is privileged"
+	bnd=$(awk '/^CapBnd:/ {print $2}' "/proc/$(podman inspect "$POD-$c" --format '{{.State.Pid}}')/status")
+	[ "$bnd" = "$(caps "$c")" ] || fail "$c: bounding set $bnd, the manifest's $(caps "$c")"
 done
+note "no container privileged; each daemon's capabilities exactly the manifest's"
 mcp_pid=$(podman inspect "$POD-mcp-exec" --format '{{.State.Pid}}')
 
 # ---------------------------------------------------------------- a call
@@ -147,6 +164,46 @@ res=$(echo "$out" | tail -1)
 python3 -c 'import json, sys; r = json.loads(sys.argv[1]); assert r["exit_code"] == 0 and r["stdout"].strip() == "45", r' "$res" ||
     fail "execute_python: $res"
 note "MCP call at $ip:8080 from another container: execute_python says 45; no token, 401"
+# A session's whole life, for the privileges it takes: an artifact, a
+# call that overruns its time with a child that ignores SIGTERM (the
+# sandbox's processes are another uid), close_session; then nothing of it
+# is left: as many sandbox directories and processes of sandbox uids as
+# before it (the warm pool's, the first call's session).
+sandboxes() {
+	podman exec "$POD-mcp-exec" sh -c 'ls /run/stockade/mcp-exec/sandboxes | wc -l
+	    cat /proc/[0-9]*/status 2>/dev/null | awk "/^Uid:/ && \$2 >= 200000 { n++ } END { print n + 0 }"' |
+	    tr '\n' ' '
+}
+before=$(sandboxes)
+cat >"$T/life.py" <<'PYEOF'
+import sys
+sys.path.insert(0, "/mcp")
+from mcpclient import Http, structured
+c = Http(sys.argv[1], sys.argv[2])
+c.initialize()
+r = structured(c.tool("execute_python", {"code": "open('t.csv', 'w').write('a,b\\n1,2\\n')"}))
+assert r["exit_code"] == 0 and [a for a in r["artifacts"] if a["name"] == "t.csv"], r
+sid = r["session_id"]
+r = c.tool("execute_python", {"session_id": sid, "timeout_ms": 1500, "code":
+    "import subprocess, time\n"
+    "subprocess.Popen(['python3', '-c', 'import signal, time; "
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)'])\n"
+    "time.sleep(600)"})
+assert r["structuredContent"]["timed_out"], r
+c.tool("close_session", {"session_id": sid})
+print("ok")
+PYEOF
+out=$(podman run --rm --network "$NET" -v "$ROOT/tests/integration:/mcp:ro" \
+    -v "$T/life.py:/life.py:ro" "$IMAGE" python3 /life.py "http://$ip:8080/mcp" "$TOKEN" 2>&1) || true
+[ "$out" = ok ] || fail "a session's life: $out"
+for _ in $(seq 1 50); do
+	left=$(sandboxes)
+	[ "$left" = "$before" ] && break
+	sleep 0.2
+done
+[ "$left" = "$before" ] ||
+    fail "after close_session, sandbox directories and sandbox-uid processes: $left(before: $before)"
+note "a session with an artifact and a timed-out call that left a child: closed, nothing of it left ($before)"
 
 # ---------------------------------------------------------------- policy
 # What the kubelet does on a ConfigMap update, done to podman's volume of

@@ -20,8 +20,7 @@ const CAPS = {
   "rules-check": [],
   "stockade-auditd": [],
   netguard: ["NET_ADMIN", "SYS_ADMIN", "SYS_PTRACE", "NET_BIND_SERVICE"],
-  "mcp-exec": ["SYS_ADMIN", "SETUID", "SETGID", "CHOWN", "DAC_OVERRIDE",
-    "FOWNER", "KILL"],
+  "mcp-exec": ["SYS_ADMIN", "SETUID", "SETGID", "DAC_OVERRIDE"],
   "rules-sync": ["KILL"],
 };
 // The only containers that may run outside the runtime's AppArmor profile:
