@@ -9,17 +9,20 @@
 # own, with empty tmpfs over /run and /var/lib, gone with its last process.
 # A flow of several calls that share a network or a running pod (the
 # stand-in) runs whole inside one: podman.sh --ns CMD [ARG...] runs CMD
-# there, and podman.sh calls made from it use that namespace.  What the
-# flow leaves running could not be managed from another (its network
-# namespaces and exit files were in that /run): when CMD ends, every pod,
-# container, volume and network goes, and podman's empty cgroups
-# (libpod_parent) with them.  Images stay.
+# there, and podman.sh calls made from it use that namespace; a call from
+# outside one is a flow of its own.  What a flow leaves running could not
+# be managed from another (its network namespaces and exit files were in
+# that /run): when it ends, every pod, container, volume and network goes,
+# and podman's empty cgroups (libpod_parent) with them.  Images stay.  One
+# flow at a time per build tree.
 # usage: deploy/image/podman.sh ARGS...   (e.g. images, run --rm IMAGE CMD)
 #        deploy/image/podman.sh --ns CMD [ARG...]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 P=$(cd "$here/../.." && pwd)/${BUILD:-build}/podman
 if [ "${STOCKADE_PODMAN_NS:-}" != "$P" ]; then
+	# A call from outside is a flow of one.
+	[ "${1:-}" = --ns ] || set -- --ns "$0" "$@"
 	mkdir -p "$P"
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	exec unshare --mount --propagation private -- sh -c '

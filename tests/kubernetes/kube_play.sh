@@ -218,25 +218,23 @@ cat >>"$cm/patterns.yaml" <<'EOF'
     regex: 'standin_forbidden'
 EOF
 good=$(sha256sum "$cm/patterns.yaml" | cut -d' ' -f1)
-for _ in $(seq 1 100); do
-	podman logs "$POD-rules-sync" 2>&1 | grep -q "SIGHUP to mcp-exec-server" && break
-	sleep 0.2
-done
-podman logs "$POD-rules-sync" 2>&1 | grep -q "SIGHUP to stockade-auditd" ||
-    fail "rules-sync applied nothing: $(podman logs --tail 5 "$POD-rules-sync" 2>&1)"
-sleep 1
+# wait_log CONTAINER PATTERN: until the container's log has it (20 s).
+wait_log() {
+	for _ in $(seq 1 100); do
+		podman logs "$POD-$1" 2>&1 | grep -q "$2" && return 0
+		sleep 0.2
+	done
+	fail "$1 never said \"$2\": $(podman logs --tail 5 "$POD-$1" 2>&1)"
+}
+wait_log rules-sync "SIGHUP to stockade-auditd"
+wait_log mcp-exec "reloaded: .* $(grep -c '^  - id:' "$cm/patterns.yaml") pattern rules"
 out=$(call 'standin_forbidden = 1' | tail -1)
 echo "$out" | grep -q "STANDIN-001" || fail "the new rule is not in force: $out"
 [ "$(podman inspect "$POD-mcp-exec" --format '{{.State.Pid}}')" = "$mcp_pid" ] ||
     fail "mcp-exec restarted"
 note "a rule added to the ConfigMap: checked, applied by SIGHUP, the next call refused; no restart"
 printf 'rules: [ {id: BAD\n' >"$cm/patterns.yaml"
-for _ in $(seq 1 100); do
-	podman logs "$POD-rules-sync" 2>&1 | grep -q "rules not applied" && break
-	sleep 0.2
-done
-podman logs "$POD-rules-sync" 2>&1 | grep -q "rules not applied: .*patterns.yaml" ||
-    fail "a policy that does not check: $(podman logs --tail 5 "$POD-rules-sync" 2>&1)"
+wait_log rules-sync "rules not applied: .*patterns.yaml"
 out=$(call 'standin_forbidden = 2' | tail -1)
 echo "$out" | grep -q "STANDIN-001" || fail "the checked rule fell out: $out"
 note "a policy that does not check is left out, and said so; the last good one stays"
