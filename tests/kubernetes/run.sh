@@ -25,7 +25,11 @@ note() { echo "  $*"; }
 # No kubeconfig: kubectl would try 127.0.0.1:8080 (make run's port).
 export KUBECONFIG=/dev/null
 
+# kustomize 4 or later (labels:, patches:): Debian bookworm's
+# kubernetes-client 1.20 embeds 2.0.3; this kind of machine has kubectl 1.32.
 command -v kubectl >/dev/null || fail "kubectl (with kustomize) is not installed"
+kz=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
+[ "${kz:-0}" -ge 4 ] || fail "kubectl's kustomize is older than v4: $(kubectl version --client 2>&1 | tail -1)"
 [ -d "$HERE/node_modules/kubernetes-models" ] ||
     (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
 
