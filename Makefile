@@ -7,6 +7,8 @@
 #   make bench      run the benchmarks (results: docs/benchmarks.md)
 #   make fuzz       build the libFuzzer targets with clang and run each briefly
 #   make install    install programs, policy and docs (PREFIX, DESTDIR)
+#   make image      the node-agent image, from Debian packages, no registry
+#   make kube-play  the Kubernetes pod played by podman on this machine
 #
 # Every program is built from lib/ plus its own folder; each folder except
 # cli/ is also archived as a library so tests link exactly the objects that ship.
@@ -41,6 +43,10 @@ DEB_TEST += haproxy
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
 DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
+# `make image` and `make kube-play` only (docs/kubernetes.md), installed by
+# them: the image's root from the Debian mirror, and podman to import it
+# and play the pod (runc: crun refuses hybrid cgroup hosts).
+DEB_IMAGE = mmdebstrap podman runc
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
 	    libpcre2-8 libnftnl libmnl libpcap ldns libh2o-evloop cjose \
@@ -97,12 +103,13 @@ FUZZ_BINS   = $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 BENCH_BINS  = $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 
 DEPS_STAMP  = build/.deps-ok
+IMAGE_DEPS_STAMP = build/.image-deps-ok
 
 # Objects of tests and benchmarks are built by chained rules; keep them.
 .SECONDARY:
 
 .PHONY: all check check-build run reload deps bench fuzz install clean lint unit integration escape \
-	mcp egress guest
+	mcp egress guest kube image kube-play
 .DEFAULT_GOAL := all
 
 # The session driver beside the programs, where an mcp-exec run from the
@@ -215,9 +222,8 @@ $(BUILD)/bench/%: $(call obj,bench/%.c) $(ALL_LIBS)
 # ---------------------------------------------------------------- deps
 # Installs missing packages (apt-get update once, then install); the stamp is
 # rewritten whenever this Makefile changes the list.
-deps: $(DEPS_STAMP)
-$(DEPS_STAMP): Makefile
-	@missing=""; for p in $(DEB_PKGS); do \
+define install_missing
+	@missing=""; for p in $(1); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' \
 			|| missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -228,6 +234,12 @@ $(DEPS_STAMP): Makefile
 			|| exit 1; \
 	fi
 	@mkdir -p $(dir $@) && touch $@
+endef
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): Makefile
+	$(call install_missing,$(DEB_PKGS))
+$(IMAGE_DEPS_STAMP): Makefile
+	$(call install_missing,$(DEB_IMAGE))
 
 # ---------------------------------------------------------------- tests
 # `make check` re-invokes make so the sanitizer build sees the packages that
@@ -239,7 +251,7 @@ $(DEPS_STAMP): Makefile
 check: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) SAN=1 BUILD=build/san check-build
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
-		unit integration escape mcp egress guest
+		unit integration escape mcp egress guest kube
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-build: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS) \
@@ -273,6 +285,33 @@ escape: $(BUILD)/mcp-exec
 # kernel (tests/guest/run.sh; the kernel is unpacked into build/guest).
 guest: $(PROGRAMS) $(DRIVER) $(BUILD)/tests/check_cgroup
 	@BUILD=$(BUILD) tests/guest/run.sh
+
+# The Kubernetes manifests (deploy/kubernetes): each overlay rendered
+# offline and validated against the API schemas and the least privilege
+# they promise; rules-sync against a kubelet-like volume.  Seconds.
+kube: $(BUILD)/stockade
+	@BUILD=$(BUILD) tests/kubernetes/run.sh
+
+# The node-agent image (deploy/image/build.sh): Debian's packages from the
+# host's mirror and the release build, imported into build/podman; built
+# again only when what goes into it changed.
+IMAGE_INPUTS = $(wildcard deploy/image/*) $(shell find rules docs -type f)
+image: $(IMAGE_DEPS_STAMP)
+	@$(MAKE) --no-print-directory BUILD=build all build/image/rootfs.tar
+build/image/rootfs.tar: $(PROGRAMS) $(DRIVER) $(IMAGE_INPUTS) Makefile \
+    build/image/revision
+	@BUILD=build deploy/image/build.sh
+# The commit the image is labelled with: rewritten only when it changes.
+build/image/revision: FORCE
+	@mkdir -p $(dir $@)
+	@git rev-parse HEAD | cmp -s - $@ || git rev-parse HEAD >$@
+FORCE:
+
+# The pod the manifests render, played by podman `kube play` from that
+# image, serving an MCP call (tests/kubernetes/kube_play.sh).  Minutes with
+# an image to build: not part of `make check`.
+kube-play: image
+	@BUILD=build tests/kubernetes/kube_play.sh
 
 bench: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build all $(BENCH_BINS)

@@ -140,6 +140,46 @@ mcp_servers(const char *dir)
 	return servers;
 }
 
+/*
+ * --ready: 0 only when the node may take traffic (a readiness probe): the
+ * audit trail is writing, netguard answers, and an MCP server runs whose
+ * warm pool has filled once (mcp-exec/sessions/pool.c).  Prints what is
+ * missing, for the probe's event.
+ */
+static int
+ready(const json_t *all)
+{
+	const json_t	*a = json_object_get(all, "stockade-auditd");
+	const json_t	*servers = json_object_get(all, "mcp-exec"), *srv;
+	const char	*state = str(json_object_get(a, "audit"), "state");
+	size_t		 i;
+
+	if (json_object_get(a, "error") != NULL || strcmp(state, "running")) {
+		printf("not ready: audit trail %s\n", json_object_get(a, "error")
+		    != NULL ? str(a, "error") : state);
+		return EXIT_NEGATIVE;
+	}
+	if (json_object_get(json_object_get(all, "netguard"), "error") !=
+	    NULL) {
+		printf("not ready: netguard %s\n", str(json_object_get(all,
+		    "netguard"), "error"));
+		return EXIT_NEGATIVE;
+	}
+	if (json_array_size(servers) == 0) {
+		printf("not ready: no mcp-exec server\n");
+		return EXIT_NEGATIVE;
+	}
+	json_array_foreach(servers, i, srv)
+		if (!json_is_true(json_object_get(json_object_get(srv, "pool"),
+		    "warm"))) {
+			printf("not ready: mcp-exec pid %lld: pool warming\n",
+			    num(srv, "pid"));
+			return EXIT_NEGATIVE;
+		}
+	printf("ready\n");
+	return 0;
+}
+
 /* One principal's or group's usage: "calls_per_minute 3/3 (resets ...)". */
 static void
 print_quotas(const json_t *a)
@@ -200,13 +240,14 @@ cmd_status(int argc, char *argv[])
 		{ "netguard-socket", required_argument, NULL, 'n' },
 		{ "mcp-state", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "ready", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char	*asock = STATUS_AUDIT_SOCKET, *nsock = STATUS_NG_SOCKET;
 	const char	*mstate = STATUS_MCP_STATE;
 	json_t		*all = json_object(), *st, *msg;
 	char		 err[512];
-	int		 ch, as_json = 0, rv = 0;
+	int		 ch, as_json = 0, as_probe = 0, rv = 0;
 
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -215,10 +256,12 @@ cmd_status(int argc, char *argv[])
 		case 'n': nsock = optarg; break;
 		case 'm': mstate = optarg; break;
 		case 'j': as_json = 1; break;
+		case 'r': as_json = as_probe = 1; break;
 		default:
 			fprintf(stderr, "usage: stockade status [--audit-socket "
 			    "PATH] [--netguard-socket PATH]\n"
-			    "                       [--mcp-state DIR] [--json]\n");
+			    "                       [--mcp-state DIR] [--json | "
+			    "--ready]\n");
 			json_decref(all);
 			return EXIT_USAGE;
 		}
@@ -249,7 +292,9 @@ cmd_status(int argc, char *argv[])
 	if (!as_json)
 		print_mcp(st, mstate);
 	json_object_set_new(all, "mcp-exec", st);
-	if (as_json) {
+	if (as_probe)
+		rv = ready(all);
+	else if (as_json) {
 		json_dumpf(all, stdout, JSON_INDENT(2));
 		putchar('\n');
 	}

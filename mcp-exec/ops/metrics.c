@@ -152,6 +152,9 @@ render_calls(struct server *srv, struct evbuffer *out)
 	    m->oom_kills);
 	metric_u64(out, "stockade_pool_ready", "gauge",
 	    "Sandboxes built ahead, waiting in the warm pool.", m->pool_ready);
+	metric_u64(out, "stockade_pool_warm", "gauge",
+	    "1 once the warm pool first held all it may (readiness).",
+	    m->pool_warm);
 	metric_u64(out, "stockade_pool_hits_total", "counter",
 	    "New sessions of a pooled profile served from the pool.",
 	    m->pool_hits);

@@ -40,14 +40,15 @@ status_publish(struct server *srv)
 	    xsnprintf(tmp, sizeof(tmp), "%s.tmp", path) == -1)
 		return;
 	ts_now(ts);
-	o = json_pack("{s:I, s:s, s:s, s:o, s:o, s:{s:I, s:I, s:I}}", "pid",
-	    (json_int_t)getpid(), "updated", ts, "profile", srv->profile.name,
-	    "sessions", srv->live != NULL ? json_incref(srv->live) :
-	    json_array(), "quotas", srv->quota != NULL ?
-	    quota_describe(srv->quota) : json_array(), "pool", "ready",
+	o = json_pack("{s:I, s:s, s:s, s:o, s:o, s:{s:I, s:I, s:I, s:b}}",
+	    "pid", (json_int_t)getpid(), "updated", ts, "profile",
+	    srv->profile.name, "sessions", srv->live != NULL ?
+	    json_incref(srv->live) : json_array(), "quotas", srv->quota !=
+	    NULL ? quota_describe(srv->quota) : json_array(), "pool", "ready",
 	    (json_int_t)srv->counters.pool_ready, "hits",
 	    (json_int_t)srv->counters.pool_hits, "misses",
-	    (json_int_t)srv->counters.pool_misses);
+	    (json_int_t)srv->counters.pool_misses, "warm",
+	    srv->counters.pool_warm != 0);
 	data = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (data == NULL ||

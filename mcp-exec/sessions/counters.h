@@ -68,9 +68,13 @@ struct counters {
 	/* The warm pool: sessions of a pooled profile served from it (hits)
 	 * or built on the request path (misses), sandboxes thrown away
 	 * because their driver died waiting or never started (discarded),
-	 * and what it holds now. */
+	 * and what it holds now.  pool_warm: 1 once the pool first held all
+	 * it may (every profile's pool.size, or what the caps allow; at
+	 * once when no profile has a pool), never 0 again: a node is ready
+	 * for traffic then (`stockade status --ready`), and a pool emptied
+	 * by that traffic refills as before. */
 	uint64_t	 pool_hits, pool_misses, pool_discarded;
-	uint64_t	 pool_ready;
+	uint64_t	 pool_ready, pool_warm;
 	/* Sandboxes built (ahead or on the request path, failed ones too)
 	 * and the time the loop spent on their synchronous part, during
 	 * which every other session's calls waited. */

@@ -166,6 +166,13 @@ pool_refill_cb(evutil_socket_t fd, short ev, void *arg)
 	    (srv->conf.server.pool_memory > 0 && srv->npool > 0 &&
 	    pool_memory(srv) >= srv->conf.server.pool_memory)) {
 		srv->pool_deferred = 0;		/* no build waits */
+		/* Nothing warming and nothing more to build: as warm as it
+		 * gets (said once, for readiness). */
+		if (!srv->stopping && srv->npool == pool_ready(srv) &&
+		    !srv->counters.pool_warm) {
+			srv->counters.pool_warm = 1;
+			pool_published(srv);
+		}
 		return;
 	}
 	if (pool_calls_in_flight(srv)) {

@@ -242,6 +242,8 @@ want = {
     "stockade_oom_kills_total{}": 0,
     # The shipped profile has no pool: nothing built ahead, nothing counted.
     "stockade_pool_ready{}": 0,
+    # No pool to fill: as warm as it gets from the start.
+    "stockade_pool_warm{}": 1,
     "stockade_pool_hits_total{}": 0,
     "stockade_pool_misses_total{}": 0,
     "stockade_pool_discarded_total{}": 0,
@@ -258,7 +260,8 @@ want_types = {"stockade_up": "gauge", "stockade_build_info": "gauge",
               "stockade_sessions_closed_total": "counter", "stockade_calls_total": "counter",
               "stockade_call_duration_seconds": "histogram", "stockade_timeouts_total": "counter",
               "stockade_oom_kills_total": "counter", "stockade_pattern_hits_total": "counter",
-              "stockade_pool_ready": "gauge", "stockade_pool_hits_total": "counter",
+              "stockade_pool_ready": "gauge", "stockade_pool_warm": "gauge",
+              "stockade_pool_hits_total": "counter",
               "stockade_pool_misses_total": "counter",
               "stockade_pool_discarded_total": "counter",
               "stockade_sandbox_builds_total": "counter",
