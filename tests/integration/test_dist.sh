@@ -98,7 +98,7 @@ check_page() {
 check_page stockade-auditd.8 auditd/main.c
 check_page mcp-exec.8 mcp-exec/main.c mcp-exec/server_main.c
 check_page netguard.8 netguard/main.c
-check_page stockade.1 $(cd "$ROOT" && ls cli/*.c)
+check_page stockade.1 $(cd "$ROOT" && ls cli/*.c cli/*.h)
 
 # ------------------------------------------------------------ units
 for u in $UNITS; do
