@@ -19,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/tests/kubernetes"
 B="$ROOT/$BUILD"
 T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-k8s.XXXXXX")
-trap '[ -z "${sync:-}" ] || kill -KILL "$sync" 2>/dev/null; rm -rf "$T"' EXIT
+trap '{ [ -z "${sync:-}" ] || kill -KILL "$sync" 2>/dev/null; } || true; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "  $*"; }
 # No kubeconfig: kubectl would try 127.0.0.1:8080 (make run's port).
