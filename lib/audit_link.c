@@ -265,26 +265,16 @@ fail:
 }
 
 void
-audit_link_send_cb(struct audit_link *al, json_t *event, audit_done_fn *done,
-    void *arg)
+audit_link_send(struct audit_link *al, json_t *event)
 {
 	char	 err[256];
 	json_t	*name;
 
 	name = json_incref(json_object_get(event, "event"));
-	if (audit_queue(al, event, 0, done, arg, err, sizeof(err)) == -1) {
+	if (audit_queue(al, event, 0, NULL, NULL, err, sizeof(err)) == -1)
 		log_warnx("audit: %s event lost: %s", json_string_value(name) ?
 		    json_string_value(name) : "an", err);
-		if (done != NULL)
-			done(arg, 0, err);
-	}
 	json_decref(name);
-}
-
-void
-audit_link_send(struct audit_link *al, json_t *event)
-{
-	audit_link_send_cb(al, event, NULL, NULL);
 }
 
 int

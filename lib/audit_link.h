@@ -45,10 +45,6 @@ void	audit_link_init(struct audit_link *, struct event_base *,
 void	audit_link_shutdown(struct audit_link *);
 /* Queues an event (stolen); a failure to keep it is logged. */
 void	audit_link_send(struct audit_link *, json_t *event);
-/* The same, and done is called from the loop once the daemon has taken it
- * (not yet on disk) or cannot; also when it could not even be sent. */
-void	audit_link_send_cb(struct audit_link *, json_t *event,
-	    audit_done_fn *done, void *arg);
 /*
  * Queues an event (stolen) to be written to disk before the daemon
  * answers; done is called from the event loop when it did or when it

@@ -62,6 +62,25 @@ struct recovery {
 
 /* ------------------------------------------------------------ recovery */
 
+/*
+ * An end goes to the daemon as a synchronous event: its entry may close
+ * only once the record is on disk.  Taken is not kept: a daemon killed
+ * between its ack of an ordinary event and its next fdatasync loses that
+ * event, and the journal must not have let go of it.  Nobody waits for
+ * this ack but the journal (the reply has left).
+ */
+static void
+end_durable(struct server *srv, json_t *record, audit_done_fn *done, void *arg)
+{
+	char	 err[256];
+
+	if (audit_link_sync(&srv->audit, record, done, arg, err,
+	    sizeof(err)) == -1) {
+		log_warnx("audit: an execution's end not sent: %s", err);
+		done(arg, 0, err);
+	}
+}
+
 static void
 recovered_cb(void *arg, int ok, const char *err)
 {
@@ -175,7 +194,7 @@ recover_file(struct server *srv, const char *path, unsigned *n)
 	*n += r->pending;
 	/* The last callback may free r: nothing of it after the loop. */
 	json_object_foreach(open, id, e)
-		audit_link_send_cb(&srv->audit, lost_record(e), recovered_cb, r);
+		end_durable(srv, lost_record(e), recovered_cb, r);
 	json_decref(open);
 }
 
@@ -410,5 +429,5 @@ inflight_end(struct server *srv, struct inflight *e, json_t *record)
 	if (e == NULL)
 		audit_link_send(&srv->audit, record);
 	else
-		audit_link_send_cb(&srv->audit, record, ended_cb, e);
+		end_durable(srv, record, ended_cb, e);
 }
