@@ -1,7 +1,7 @@
 /*
  * The in-flight journal: one file a server, state_dir/inflight-PID.log,
  * a line appended as an execution begins ("B id fields"), as its code
- * goes to the driver ("R id") and once the audit daemon has its end
+ * goes to the driver ("R id") and once the audit daemon has its end on disk
  * ("E id").  A journal whose server is gone is read at the next start, and
  * each entry it left open gets its end then: call_refused when its code
  * never reached a driver, execution_lost when it may have run.  So every
