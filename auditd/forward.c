@@ -14,20 +14,14 @@
  * them.  A clean stop waits for the last bytes to be acknowledged and
  * closes the TLS session, so a restart repeats nothing.
  *
- * The socket is non-blocking and every wait is a poll of at most
- * FWD_SLICE_MS that looks at the stop deadline: a collector that stalls
- * (never answers the handshake, stops reading) cannot hold the daemon's
- * stop beyond it.
+ * The connection (forward_conn.c) is non-blocking and every wait looks
+ * at the stop deadline: a collector that stalls (never answers the
+ * handshake, stops reading) cannot hold the daemon's stop beyond it.
  */
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <linux/sockios.h>
-#include <netdb.h>
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +31,10 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 #include "chain.h"
 #include "forward.h"
+#include "forward_int.h"
 #include "log.h"
 #include "logdir.h"
 #include "util.h"
@@ -48,74 +42,18 @@
 #define FWD_LINE_MAX		(1024 * 1024)	/* longest record read */
 #define FWD_BATCH		256		/* records per send burst */
 #define FWD_IDLE_MS		100		/* nothing new: look again */
-#define FWD_CONNECT_MS		5000
-#define FWD_HANDSHAKE_MS	3000		/* a TLS peer answers at once */
-#define FWD_IO_TIMEOUT_MS	10000		/* a write stalled this long */
-#define FWD_SLICE_MS		50		/* waits look at the stop */
 #define FWD_BACKOFF_MAX_S	30
 /* At stop: catch up while the daemon still serves, then the last records. */
 #define FWD_CATCHUP_MS		3000
 #define FWD_FINAL_MS		1000
-#define FWD_RING		256		/* delivery marks kept */
 #define FWD_PRI			110		/* facility 13 (log audit), info */
 #define FWD_APP			"stockade-auditd"
 #define FWD_MSGID_MAX		32		/* RFC 5424 */
-#define FWD_NOT_TLS		"is it a TLS port?"
-
-struct fwd_mark {
-	uint64_t	 seq;
-	uint64_t	 at_ms;
-};
-
-/* A name lookup in glibc's helper thread: all that thread reads. */
-struct fwd_lookup {
-	struct gaicb	 cb;
-	struct addrinfo	 hints;
-	char		 host[sizeof(((struct audit_forward *)0)->host)];
-	char		 port[sizeof(((struct audit_forward *)0)->port)];
-};
-
-struct fwd {
-	struct audit_forward	 cf;
-	char			 log_dir[PATH_MAX];
-	char			 cursor_path[PATH_MAX];
-	char			 hostname[256];
-	struct writer		*w;
-	pthread_t		 thread;
-	uint64_t		 stop_by;	/* atomic; mono ms, 0: running */
-	SSL_CTX			*ctx;
-	SSL			*ssl;
-	int			 fd;
-	uint64_t		 saved;		/* on disk: resume after it */
-	uint64_t		 sent;		/* written to the connection */
-	uint64_t		 delivered;	/* acknowledged by the peer */
-	struct fwd_mark		 ring[FWD_RING];	/* delivered, when */
-	size_t			 nring;
-	/* The reader: a position in one log file. */
-	FILE			*f;
-	uint64_t		 file_first;
-	char			*line;
-	size_t			 linecap;
-	int			 down_logged;
-	/* What forward_status reports, under mu. */
-	pthread_mutex_t		 mu;
-	int			 st_connected;
-	uint64_t		 st_delivered;
-	char			 st_error[512];
-};
 
 struct forwarders {
 	struct fwd	*fw;
 	size_t		 n;
 	uint64_t	 catchup_seq, catchup_until;	/* forward_catch_up */
-};
-
-/* How a wait for the socket ended. */
-enum fwd_io {
-	IO_READY,
-	IO_FAILED,		/* errno, or OpenSSL's error queue */
-	IO_TIMEOUT,
-	IO_STOPPED,		/* the daemon stops: no new connection */
 };
 
 static void
@@ -128,51 +66,6 @@ fwd_report(struct fwd *fw, int connected, const char *error)
 	snprintf(fw->st_error, sizeof(fw->st_error), "%s",
 	    error != NULL ? error : "");
 	pthread_mutex_unlock(&fw->mu);
-}
-
-/* The stop deadline (mono ms), 0 while running. */
-static uint64_t
-fwd_stop_by(struct fwd *fw)
-{
-	return __atomic_load_n(&fw->stop_by, __ATOMIC_ACQUIRE);
-}
-
-static int
-fwd_stopping(struct fwd *fw)
-{
-	return fwd_stop_by(fw) != 0;
-}
-
-/*
- * Waits for fd to be ready for events, until deadline (mono ms) and never
- * past the stop deadline.  stop_ends: a connect or handshake, given up as
- * soon as the daemon stops (nothing of the log is on its way yet).
- */
-static enum fwd_io
-fwd_wait(struct fwd *fw, int fd, short events, uint64_t deadline,
-    int stop_ends)
-{
-	struct pollfd	 pfd = { .fd = fd, .events = events };
-	uint64_t	 now, stop_by, left;
-	int		 n;
-
-	for (;;) {
-		if ((stop_by = fwd_stop_by(fw)) != 0) {
-			if (stop_ends)
-				return IO_STOPPED;
-			if (stop_by < deadline)
-				deadline = stop_by;
-		}
-		if ((now = mono_ms()) >= deadline)
-			return IO_TIMEOUT;
-		left = deadline - now;
-		n = poll(&pfd, 1, left < FWD_SLICE_MS ? (int)left :
-		    FWD_SLICE_MS);
-		if (n > 0)
-			return IO_READY;
-		if (n == -1 && errno != EINTR)
-			return IO_FAILED;
-	}
 }
 
 /* Sleeps ms, waking early when asked to stop. */
@@ -397,227 +290,7 @@ reader_next(struct fwd *fw, uint64_t limit, size_t *len, struct chain_line *cl)
 	return 0;
 }
 
-/* ------------------------------------------------------------ TLS */
-
-static void
-conn_close(struct fwd *fw, int clean)
-{
-	if (fw->ssl != NULL) {
-		if (clean)
-			(void)SSL_shutdown(fw->ssl);
-		SSL_free(fw->ssl);
-	}
-	fw->ssl = NULL;
-	if (fw->fd != -1)
-		close(fw->fd);
-	fw->fd = -1;
-	/* SSL_get_error on the next connection reads this thread's queue. */
-	ERR_clear_error();
-}
-
-/*
- * The collector's addresses.  The lookup runs in glibc's helper thread
- * (getaddrinfo_a), so a resolver that never answers cannot hold a stop: a
- * lookup still running then is left to that thread, with the block it
- * reads.  Otherwise it is waited for until the resolver's own timeouts.
- */
-static int
-fwd_resolve(struct fwd *fw, struct addrinfo **res, char *err, size_t errlen)
-{
-	struct timespec	 slice = { 0, FWD_SLICE_MS * 1000000L };
-	struct fwd_lookup *l;
-	struct gaicb	*list[1];
-	int		 rc;
-
-	l = xcalloc(1, sizeof(*l));
-	snprintf(l->host, sizeof(l->host), "%s", fw->cf.host);
-	snprintf(l->port, sizeof(l->port), "%s", fw->cf.port);
-	l->hints.ai_socktype = SOCK_STREAM;
-	l->cb.ar_name = l->host;
-	l->cb.ar_service = l->port;
-	l->cb.ar_request = &l->hints;
-	list[0] = &l->cb;
-	if ((rc = getaddrinfo_a(GAI_NOWAIT, list, 1, NULL)) != 0) {
-		free(l);
-		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
-		return -1;
-	}
-	while ((rc = gai_error(&l->cb)) == EAI_INPROGRESS) {
-		if (fwd_stopping(fw) && (rc = gai_cancel(&l->cb)) !=
-		    EAI_ALLDONE) {
-			if (rc == EAI_CANCELED)
-				free(l);
-			snprintf(err, errlen, "%s: stopping", fw->cf.host);
-			return -1;
-		}
-		(void)gai_suspend((const struct gaicb *const *)list, 1, &slice);
-	}
-	*res = l->cb.ar_result;
-	free(l);
-	if (rc != 0) {
-		snprintf(err, errlen, "%s: %s", fw->cf.host, gai_strerror(rc));
-		return -1;
-	}
-	return 0;
-}
-
-static int
-tcp_connect(struct fwd *fw, char *err, size_t errlen)
-{
-	struct addrinfo	*res, *ai;
-	enum fwd_io	 io;
-	socklen_t	 sl;
-	int		 fd = -1, soerr;
-
-	if (fwd_resolve(fw, &res, err, errlen) == -1)
-		return -1;
-	snprintf(err, errlen, "no address");
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
-		    SOCK_NONBLOCK, ai->ai_protocol)) == -1) {
-			snprintf(err, errlen, "socket: %s", strerror(errno));
-			continue;
-		}
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
-			break;
-		if (errno == EINPROGRESS) {
-			sl = sizeof(soerr);
-			soerr = 0;
-			io = fwd_wait(fw, fd, POLLOUT, mono_ms() + FWD_CONNECT_MS,
-			    1);
-			if (io == IO_READY && getsockopt(fd, SOL_SOCKET,
-			    SO_ERROR, &soerr, &sl) == 0 && soerr == 0)
-				break;
-			errno = io == IO_STOPPED ? ECANCELED : io == IO_TIMEOUT ?
-			    ETIMEDOUT : soerr ? soerr : errno;
-		}
-		snprintf(err, errlen, "connect: %s", strerror(errno));
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	return fd;		/* non-blocking: see fwd_wait */
-}
-
-static void
-tls_error(char *err, size_t errlen, const char *what)
-{
-	unsigned long	 e = ERR_get_error();
-
-	snprintf(err, errlen, "%s: %s", what, e ? ERR_reason_error_string(e) :
-	    errno != 0 ? strerror(errno) : "connection closed by the peer");
-	ERR_clear_error();
-}
-
-/*
- * A TLS call on the non-blocking socket returned rc: waits for what it
- * wants (IO_READY: call it again with the same arguments) until deadline.
- */
-static enum fwd_io
-tls_wait(struct fwd *fw, int rc, uint64_t deadline, int stop_ends)
-{
-	switch (SSL_get_error(fw->ssl, rc)) {
-	case SSL_ERROR_WANT_READ:
-		return fwd_wait(fw, fw->fd, POLLIN, deadline, stop_ends);
-	case SSL_ERROR_WANT_WRITE:
-		return fwd_wait(fw, fw->fd, POLLOUT, deadline, stop_ends);
-	default:
-		return IO_FAILED;
-	}
-}
-
-/*
- * The handshake, bounded: a peer that is not TLS either answers with
- * bytes OpenSSL refuses at once, or (a plain-TCP syslog port) nothing.
- */
-static int
-tls_handshake(struct fwd *fw, char *err, size_t errlen)
-{
-	uint64_t	 deadline = mono_ms() + FWD_HANDSHAKE_MS;
-	enum fwd_io	 io;
-	size_t		 n;
-	int		 rc, why;
-
-	while ((rc = SSL_connect(fw->ssl)) != 1) {
-		if ((io = tls_wait(fw, rc, deadline, 1)) == IO_READY)
-			continue;
-		if (io == IO_TIMEOUT)
-			snprintf(err, errlen, "TLS handshake: no answer in %d s "
-			    "(" FWD_NOT_TLS ")", FWD_HANDSHAKE_MS / 1000);
-		else if (io == IO_STOPPED)
-			snprintf(err, errlen, "TLS handshake: stopping");
-		else {
-			/* The first bytes of a plaintext answer. */
-			why = ERR_GET_REASON(ERR_peek_error());
-			tls_error(err, errlen, "TLS handshake");
-			n = strlen(err);
-			if (why == SSL_R_WRONG_VERSION_NUMBER ||
-			    why == SSL_R_PACKET_LENGTH_TOO_LONG)
-				snprintf(err + n, errlen - n, " (" FWD_NOT_TLS ")");
-		}
-		return -1;
-	}
-	return 0;
-}
-
-static int
-conn_open(struct fwd *fw, char *err, size_t errlen)
-{
-	if ((fw->fd = tcp_connect(fw, err, errlen)) == -1)
-		return -1;
-	if ((fw->ssl = SSL_new(fw->ctx)) == NULL ||
-	    SSL_set_fd(fw->ssl, fw->fd) != 1 ||
-	    SSL_set1_host(fw->ssl, fw->cf.server_name) != 1) {
-		tls_error(err, errlen, "TLS");
-		conn_close(fw, 0);
-		return -1;
-	}
-	/* SNI for names only; an address is checked by SSL_set1_host. */
-	if (strspn(fw->cf.server_name, "0123456789.:") !=
-	    strlen(fw->cf.server_name))
-		(void)SSL_set_tlsext_host_name(fw->ssl, fw->cf.server_name);
-	if (tls_handshake(fw, err, errlen) == -1) {
-		conn_close(fw, 0);
-		return -1;
-	}
-	return 0;
-}
-
-static SSL_CTX *
-ctx_new(const struct audit_forward *cf)
-{
-	SSL_CTX	*ctx;
-
-	if ((ctx = SSL_CTX_new(TLS_client_method())) == NULL ||
-	    SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
-	    SSL_CTX_load_verify_locations(ctx, cf->ca, NULL) != 1 ||
-	    (cf->cert[0] != '\0' &&
-	    (SSL_CTX_use_certificate_chain_file(ctx, cf->cert) != 1 ||
-	    SSL_CTX_use_PrivateKey_file(ctx, cf->key, SSL_FILETYPE_PEM) != 1))) {
-		log_warnx("forward %s: TLS setup (ca %s%s%s): %s", cf->name,
-		    cf->ca, cf->cert[0] ? ", cert " : "", cf->cert,
-		    ERR_reason_error_string(ERR_get_error()));
-		SSL_CTX_free(ctx);
-		return NULL;
-	}
-	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
-	return ctx;
-}
-
 /* ------------------------------------------------------------ sending */
-
-/* All of buf, or -1 once the peer stalled FWD_IO_TIMEOUT_MS or at stop_by. */
-static int
-tls_write(struct fwd *fw, const void *buf, int len)
-{
-	uint64_t	 deadline = mono_ms() + FWD_IO_TIMEOUT_MS;
-	int		 rc;
-
-	while ((rc = SSL_write(fw->ssl, buf, len)) <= 0)
-		if (tls_wait(fw, rc, deadline, 0) != IO_READY)
-			return -1;
-	return 0;
-}
 
 /* One record as "LEN <110>1 TS HOST APP - MSGID - LINE" (RFC 5425). */
 static int
@@ -635,19 +308,11 @@ send_record(struct fwd *fw, const char *line, size_t len,
 	if (hl < 0 || (size_t)hl >= sizeof(head))
 		return -1;
 	fl = snprintf(frame, sizeof(frame), "%zu ", (size_t)hl + len);
-	if (tls_write(fw, frame, fl) == -1 || tls_write(fw, head, hl) == -1 ||
-	    tls_write(fw, line, (int)len) == -1)
+	if (fwd_tls_write(fw, frame, fl) == -1 ||
+	    fwd_tls_write(fw, head, hl) == -1 ||
+	    fwd_tls_write(fw, line, (int)len) == -1)
 		return -1;
 	return 0;
-}
-
-/* 1 when every byte sent has been acknowledged by the peer's TCP. */
-static int
-all_acked(struct fwd *fw)
-{
-	int	 outq;
-
-	return ioctl(fw->fd, SIOCOUTQ, &outq) == 0 && outq == 0;
 }
 
 /* Sends what is durable and not yet sent; -1 when the connection broke. */
@@ -674,7 +339,7 @@ send_burst(struct fwd *fw, int *any)
 		fw->sent = cl.seq;
 		*any = 1;
 	}
-	if (all_acked(fw))
+	if (fwd_all_acked(fw))
 		mark_delivered(fw, fw->sent);
 	return 0;
 }
@@ -705,7 +370,7 @@ fwd_main(void *arg)
 
 	while (!fwd_stopping(fw)) {
 		if (fw->ssl == NULL) {
-			if (conn_open(fw, err, sizeof(err)) == -1) {
+			if (fwd_conn_open(fw, err, sizeof(err)) == -1) {
 				if (fwd_stopping(fw))
 					break;
 				fwd_report(fw, 0, err);
@@ -729,7 +394,7 @@ fwd_main(void *arg)
 			    "resuming from seq %llu", fw->cf.name,
 			    (unsigned long long)fw->sent,
 			    (unsigned long long)cursor_safe(fw) + 1);
-			conn_close(fw, 0);
+			fwd_conn_close(fw, 0);
 			continue;
 		}
 		cursor_save(fw, cursor_safe(fw), 0);
@@ -741,7 +406,7 @@ fwd_main(void *arg)
 	 * every write is bounded by stop_by too. */
 	while (fw->ssl != NULL && mono_ms() < fwd_stop_by(fw)) {
 		if (send_burst(fw, &any) == -1) {
-			conn_close(fw, 0);
+			fwd_conn_close(fw, 0);
 			break;
 		}
 		if (!any && fw->sent >= writer_durable_seq(fw->w) &&
@@ -757,7 +422,7 @@ fwd_main(void *arg)
 		    (unsigned long long)fw->sent);
 	if (fw->ssl != NULL) {
 		cursor_save(fw, fw->delivered, 1);
-		conn_close(fw, 1);
+		fwd_conn_close(fw, 1);
 	} else
 		cursor_save(fw, cursor_safe(fw), 1);
 	reader_close(fw);
@@ -784,7 +449,7 @@ forward_start(const struct audit_conf *conf, struct writer *w)
 		snprintf(fw->log_dir, sizeof(fw->log_dir), "%s", conf->log_dir);
 		if (xsnprintf(fw->cursor_path, sizeof(fw->cursor_path),
 		    "%s/.forward-%s.cursor", conf->log_dir, fw->cf.name) == -1 ||
-		    (fw->ctx = ctx_new(&fw->cf)) == NULL)
+		    (fw->ctx = fwd_ctx_new(&fw->cf)) == NULL)
 			fatalx("forward %s: cannot start", fw->cf.name);
 		if (gethostname(fw->hostname, sizeof(fw->hostname) - 1) == -1 ||
 		    fw->hostname[0] == '\0')
