@@ -39,7 +39,6 @@ struct fwd_lookup {
 	char		 port[sizeof(((struct audit_forward *)0)->port)];
 };
 
-
 /*
  * Waits for fd to be ready for events, until deadline (mono ms) and never
  * past the stop deadline.  stop_ends: a connect or handshake, given up as
@@ -71,7 +70,6 @@ fwd_wait(struct fwd *fw, int fd, short events, uint64_t deadline,
 			return IO_FAILED;
 	}
 }
-
 
 void
 fwd_conn_close(struct fwd *fw, int clean)
