@@ -82,8 +82,7 @@ done
 note "image of commit ${rev:0:12}: packages listed, no compiler or apt, every program runs"
 
 # ---------------------------------------------------------------- the pod
-KUBECONFIG=/dev/null kubectl kustomize --load-restrictor=LoadRestrictionsNone \
-    "$ROOT/deploy/kubernetes/overlays/podman" >"$T/rendered.yaml"
+"$HERE/render.sh" "$ROOT/deploy/kubernetes/overlays/podman" >"$T/rendered.yaml"
 node "$HERE/validate.mjs" "$T/rendered.yaml" >/dev/null ||
     node "$HERE/validate.mjs" "$T/rendered.yaml"
 # The Secrets, as the operator makes them (docs/kubernetes.md).

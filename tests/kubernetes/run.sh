@@ -1,7 +1,7 @@
 #!/bin/bash
 # The manifests' fast checks (`make check`; the stand-in that plays them is
 # kube_play.sh, `make kube-play`):
-#  - every overlay renders offline (kubectl kustomize, no server) and each
+#  - every overlay renders offline (render.sh: pinned kustomize) and each
 #    object validates against the Kubernetes API schemas and the least
 #    privilege written in validate.mjs; planted defects (a type error, a
 #    capability too many, a privileged container, a mount of no volume)
@@ -22,20 +22,13 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-k8s.XXXXXX")
 trap '{ [ -z "${sync:-}" ] || kill -KILL "$sync" 2>/dev/null; } || true; rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "  $*"; }
-# No kubeconfig: kubectl would try 127.0.0.1:8080 (make run's port).
-export KUBECONFIG=/dev/null
-
-# kustomize 4 or later (labels:, patches:): Debian bookworm's
-# kubernetes-client 1.20 embeds 2.0.3; this kind of machine has kubectl 1.32.
-command -v kubectl >/dev/null || fail "kubectl (with kustomize) is not installed"
-kz=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
-[ "${kz:-0}" -ge 4 ] || fail "kubectl's kustomize is older than v4: $(kubectl version --client 2>&1 | tail -1)"
-[ -d "$HERE/node_modules/kubernetes-models" ] ||
-    (cd "$HERE" && npm ci --no-audit --no-fund --loglevel=error)
-
 render() {
-	kubectl kustomize --load-restrictor=LoadRestrictionsNone "$1"
+	"$HERE/render.sh" "$1"
 }
+# What operators run (docs/kubernetes.md), where this machine has it:
+# kubectl's own kustomize, 4 or later, must render the same bytes.
+kz=$(command -v kubectl >/dev/null &&
+    kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
 n=0
 for o in "$ROOT"/deploy/kubernetes/overlays/*/; do
 	name=$(basename "$o")
@@ -45,6 +38,15 @@ for o in "$ROOT"/deploy/kubernetes/overlays/*/; do
 done
 [ $n -ge 2 ] || fail "only $n overlays"
 note "$n overlays render offline; every object valid (API schemas, least privilege)"
+if [ "${kz:-0}" -ge 4 ]; then
+	for o in "$ROOT"/deploy/kubernetes/overlays/*/; do
+		KUBECONFIG=/dev/null kubectl kustomize \
+		    --load-restrictor=LoadRestrictionsNone "$o" |
+		    cmp -s - "$T/$(basename "$o").yaml" ||
+		    fail "kubectl kustomize renders $(basename "$o") otherwise than kustomize 4.5.4"
+	done
+	note "kubectl's kustomize (v$kz) renders the same bytes"
+fi
 
 # plant NAME SED: the containerd overlay with one defect must be refused.
 plant() {
