@@ -21,54 +21,68 @@
 #include "util.h"
 
 #define PASSWORD_MAX	512
+#define EVAL_ARGS_MAX	(3 + 2 * QUOTA_N * QUOTA_BILL_MAX + 3)
+#define CHARGE_CHUNK	32	/* usage keys per charge_lua call */
+#define PENDING_MAX	1024	/* usage not yet in the store */
 
 /*
- * KEYS: per subject, its sessions lease set, calls_per_minute counter
- * and concurrent_calls lease set.  ARGV: the session lease's member, the
- * call lease's, lease ms, then per subject the three limits (-1: none or
- * not counted).  Checked in quota.c's order (sessions, calls per minute,
- * concurrent calls), all before any write, so a refusal counts nothing.
- * The lease clock is Redis's own: nodes' clocks may disagree.
+ * KEYS: per subject, one key per quota in quota.h's order (Lua's k is
+ * the kind + 1): the sessions and concurrent_calls lease sets, the
+ * calls_per_minute counter, and the CPU and wall milliseconds and
+ * artifact bytes of the current hour or day.  ARGV: the session lease's
+ * member, the call lease's, lease ms, then per subject a limit per quota
+ * (-1: none or not counted).  All are checked, in that order, before any
+ * write, so a refusal counts nothing.  Usage (CPU, wall, bytes) is only
+ * read here: it is added when a call ends (charge_lua).  The lease clock
+ * is Redis's own: nodes' clocks may disagree.
  */
 static const char acquire_lua[] =
     "local t = redis.call('TIME')\n"
     "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
     "local ms = tonumber(ARGV[3])\n"
-    "local function lim(i, k) return tonumber(ARGV[3 * i + k]) end\n"
-    "for i = 1, #KEYS / 3 do\n"
-    "  for k = 1, 3 do\n"
-    "    local key, used = KEYS[3 * i - 3 + k], 0\n"
+    "local K = 8\n"
+    "local lease = { [1] = ARGV[1], [3] = ARGV[2] }\n"
+    "local unit = { [4] = 1000, [5] = 1000, [6] = 1000, [7] = 1000, [8] = 1 }\n"
+    "local function lim(i, k) return tonumber(ARGV[3 + K * (i - 1) + k]) end\n"
+    "for i = 1, #KEYS / K do\n"
+    "  for k = 1, K do\n"
+    "    local key, used = KEYS[K * (i - 1) + k], 0\n"
     "    if lim(i, k) >= 0 then\n"
-    "      if k == 2 then\n"
-    "        used = tonumber(redis.call('GET', key) or '0')\n"
-    "      else\n"
+    "      if lease[k] then\n"
     "        redis.call('ZREMRANGEBYSCORE', key, '-inf', now)\n"
     "        used = redis.call('ZCARD', key)\n"
+    "      else\n"
+    "        used = math.floor(tonumber(redis.call('GET', key) or '0') /\n"
+    "            (unit[k] or 1))\n"
     "      end\n"
     "      if used >= lim(i, k) then return {i, k, used} end\n"
     "    end\n"
     "  end\n"
     "end\n"
-    "for i = 1, #KEYS / 3 do\n"
-    "  if lim(i, 1) >= 0 then\n"
-    "    redis.call('ZADD', KEYS[3 * i - 2], now + ms, ARGV[1])\n"
-    "    redis.call('PEXPIRE', KEYS[3 * i - 2], 2 * ms)\n"
+    "for i = 1, #KEYS / K do\n"
+    "  for k, member in pairs(lease) do\n"
+    "    if lim(i, k) >= 0 then\n"
+    "      redis.call('ZADD', KEYS[K * (i - 1) + k], now + ms, member)\n"
+    "      redis.call('PEXPIRE', KEYS[K * (i - 1) + k], 2 * ms)\n"
+    "    end\n"
     "  end\n"
     "  if lim(i, 2) >= 0 then\n"
-    "    redis.call('INCR', KEYS[3 * i - 1])\n"
-    "    redis.call('EXPIRE', KEYS[3 * i - 1], 120)\n"
-    "  end\n"
-    "  if lim(i, 3) >= 0 then\n"
-    "    redis.call('ZADD', KEYS[3 * i], now + ms, ARGV[2])\n"
-    "    redis.call('PEXPIRE', KEYS[3 * i], 2 * ms)\n"
+    "    redis.call('INCR', KEYS[K * (i - 1) + 2])\n"
+    "    redis.call('EXPIRE', KEYS[K * (i - 1) + 2], 120)\n"
     "  end\n"
     "end\n"
     "return {0, 0, 0}\n";
+_Static_assert(QUOTA_N == 8 && QUOTA_SESSIONS == 0 &&
+    QUOTA_CALLS_MINUTE == 1 && QUOTA_CONCURRENT == 2 &&
+    QUOTA_ARTIFACT_DAY == 7, "acquire_lua's K and tables follow quota.h");
 
-/* The script's quota numbers (k), in its order. */
-static const enum quota_kind script_kind[] = { QUOTA_SESSIONS,
-    QUOTA_CALLS_MINUTE, QUOTA_CONCURRENT };
-#define SCRIPT_KINDS	3
+/* KEYS: usage counters; ARGV: per key its amount and seconds to live. */
+static const char charge_lua[] =
+    "for i = 1, #KEYS do\n"
+    "  redis.call('INCRBY', KEYS[i], ARGV[2 * i - 1])\n"
+    "  redis.call('EXPIRE', KEYS[i], ARGV[2 * i])\n"
+    "end\n"
+    "return 0\n";
 
 /* KEYS: lease sets; ARGV: member, lease ms.  Only leases still held. */
 static const char renew_lua[] =
@@ -88,11 +102,22 @@ struct lease {
 	char		 keys[QUOTA_BILL_MAX][FLEET_KEY_MAX];
 };
 
+/* Usage of one subject, quota and window, not yet added in the store. */
+struct charge {
+	char		 subject[QUOTA_SUBJECT_MAX];
+	enum quota_kind	 kind;
+	time_t		 at;		/* in the window it counts in */
+	uint64_t	 amount;
+};
+
 struct fleet_quota {
 	struct server	*srv;
 	struct fleet_conf c;
 	redisContext	*rc;
-	char		 sha_acquire[48], sha_renew[48];
+	char		 sha_acquire[48], sha_renew[48], sha_charge[48];
+	struct charge	*pend;		/* PENDING_MAX of them */
+	size_t		 npend;
+	int		 pend_full;	/* logged once until it drains */
 	int		 up;		/* -1: not yet known */
 	uint64_t	 retry_at;	/* mono_ms of the next connect */
 	uint64_t	 nonce;		/* this run's, in lease members */
@@ -103,13 +128,14 @@ struct fleet_quota {
 
 int
 fleet_quota_key(char *buf, size_t len, const char *subject, enum quota_kind k,
-    time_t window_start)
+    time_t now)
 {
+	time_t	 wlen, start = quota_window(k, now, &wlen);
 	int	 n;
 
-	if (k == QUOTA_CALLS_MINUTE)
+	if (wlen != 0)
 		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s:%lld",
-		    subject, quota_names[k], (long long)window_start);
+		    subject, quota_names[k], (long long)start);
 	else
 		n = xsnprintf(buf, len, FLEET_KEY_PREFIX "%s:%s", subject,
 		    quota_names[k]);
@@ -246,7 +272,8 @@ connect_store(struct fleet_quota *f)
 		goto bad;
 	if (load_script(f, acquire_lua, f->sha_acquire,
 	    sizeof(f->sha_acquire)) == -1 || load_script(f, renew_lua,
-	    f->sha_renew, sizeof(f->sha_renew)) == -1) {
+	    f->sha_renew, sizeof(f->sha_renew)) == -1 || load_script(f,
+	    charge_lua, f->sha_charge, sizeof(f->sha_charge)) == -1) {
 		snprintf(why, sizeof(why), "SCRIPT LOAD: %s", f->rc->err ?
 		    f->rc->errstr : "refused");
 		goto bad;
@@ -267,7 +294,7 @@ static redisReply *
 eval(struct fleet_quota *f, const char *sha, int nkeys, int argc,
     const char **argv)
 {
-	const char	*av[3 + 3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
+	const char	*av[EVAL_ARGS_MAX];
 	char		 nk[16];
 	redisReply	*r;
 	int		 i;
@@ -291,6 +318,100 @@ eval(struct fleet_quota *f, const char *sha, int nkeys, int argc,
 	return r;
 }
 
+/*
+ * Adds pending usage in the store, CHARGE_CHUNK keys a script; what it
+ * could not add stays pending, in order, for the next try.
+ */
+static void
+flush_charges(struct fleet_quota *f)
+{
+	const char	*av[2 * CHARGE_CHUNK + CHARGE_CHUNK];
+	char		 keys[CHARGE_CHUNK][FLEET_KEY_MAX];
+	char		 num[CHARGE_CHUNK][2][24];
+	struct charge	*c;
+	redisReply	*r;
+	time_t		 wlen;
+	size_t		 i, n;
+
+	_Static_assert(3 * CHARGE_CHUNK <= EVAL_ARGS_MAX - 3, "eval's argv");
+	while (f->npend > 0 && connect_store(f) == 0) {
+		n = f->npend < CHARGE_CHUNK ? f->npend : CHARGE_CHUNK;
+		for (i = 0; i < n; i++) {
+			c = &f->pend[i];
+			(void)fleet_quota_key(keys[i], FLEET_KEY_MAX,
+			    c->subject, c->kind, c->at);
+			(void)quota_window(c->kind, c->at, &wlen);
+			snprintf(num[i][0], sizeof(num[i][0]), "%llu",
+			    (unsigned long long)c->amount);
+			snprintf(num[i][1], sizeof(num[i][1]), "%lld",
+			    2 * (long long)wlen);
+			av[i] = keys[i];
+			av[n + 2 * i] = num[i][0];
+			av[n + 2 * i + 1] = num[i][1];
+		}
+		if ((r = eval(f, f->sha_charge, (int)n, (int)(3 * n), av)) ==
+		    NULL)
+			return;
+		freeReplyObject(r);
+		memmove(f->pend, f->pend + n, (f->npend - n) * sizeof(*c));
+		f->npend -= n;
+	}
+	if (f->npend == 0)
+		f->pend_full = 0;
+}
+
+static void
+pend_add(struct fleet_quota *f, const char *subject, enum quota_kind k,
+    time_t now, uint64_t amount)
+{
+	struct charge	*c;
+	time_t		 wlen, w = quota_window(k, now, &wlen);
+	size_t		 i;
+
+	for (i = 0; i < f->npend; i++) {
+		c = &f->pend[i];
+		if (c->kind == k && quota_window(k, c->at, &wlen) == w &&
+		    strcmp(c->subject, subject) == 0) {
+			c->amount += amount;
+			return;
+		}
+	}
+	if (f->npend == PENDING_MAX) {
+		if (!f->pend_full)
+			log_warnx("fleet quota store %s: %d usage counts "
+			    "waiting for it; more are counted on this node "
+			    "only", f->c.redis, PENDING_MAX);
+		f->pend_full = 1;
+		return;
+	}
+	c = &f->pend[f->npend++];
+	snprintf(c->subject, sizeof(c->subject), "%s", subject);
+	c->kind = k;
+	c->at = now;
+	c->amount = amount;
+}
+
+void
+fleet_quota_charge(struct fleet_quota *f, const struct quota_bill *b,
+    uint64_t wall_ms, uint64_t cpu_ms, uint64_t artifact_bytes)
+{
+	time_t		 now = quota_now();
+	uint64_t	 amount;
+	unsigned	 i;
+	int		 k;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < b->n; i++)
+		for (k = QUOTA_CPU_HOUR; k <= QUOTA_ARTIFACT_DAY; k++) {
+			amount = k <= QUOTA_CPU_DAY ? cpu_ms : k <=
+			    QUOTA_WALL_DAY ? wall_ms : artifact_bytes;
+			if (amount > 0 && b->a[i].lim.max[k] != QUOTA_UNLIMITED)
+				pend_add(f, b->a[i].subject, k, now, amount);
+		}
+	flush_charges(f);
+}
+
 static void
 renew_cb(evutil_socket_t fd, short ev, void *arg)
 {
@@ -301,6 +422,7 @@ renew_cb(evutil_socket_t fd, short ev, void *arg)
 	redisReply	*r;
 	unsigned	 i;
 
+	flush_charges(f);
 	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
 	LIST_FOREACH(l, &f->held, entry) {
 		for (i = 0; i < l->n; i++)
@@ -328,6 +450,7 @@ fleet_quota_open(struct server *srv, const struct fleet_conf *c)
 	f->c = *c;
 	f->up = -1;
 	f->nonce = (uint64_t)time(NULL) << 20 ^ (uint64_t)getpid();
+	f->pend = xcalloc(PENDING_MAX, sizeof(*f->pend));
 	LIST_INIT(&f->held);
 	/* Renewed three times a lease: one lost renewal does not free it. */
 	tv.tv_sec = c->lease_s / 3;
@@ -378,6 +501,12 @@ fleet_quota_close(struct fleet_quota *f)
 		return;
 	while ((l = LIST_FIRST(&f->held)) != NULL)
 		fleet_quota_release(f, l->id);
+	if (f->rc != NULL)
+		flush_charges(f);
+	if (f->npend > 0)
+		log_warnx("fleet quota store %s: %zu usage counts never "
+		    "reached it", f->c.redis, f->npend);
+	free(f->pend);
 	if (f->renew != NULL)
 		event_free(f->renew);
 	if (f->rc != NULL)
@@ -395,9 +524,9 @@ hold(struct fleet_quota *f, uint64_t id, unsigned n, char keys[][FLEET_KEY_MAX],
 
 	l->id = id;
 	for (i = 0; i < n; i++)
-		if (strcmp(lim[SCRIPT_KINDS * i + k], "-1") != 0)
+		if (strcmp(lim[QUOTA_N * i + k], "-1") != 0)
 			snprintf(l->keys[l->n++], FLEET_KEY_MAX, "%s",
-			    keys[SCRIPT_KINDS * i + k]);
+			    keys[QUOTA_N * i + k]);
 	if (l->n == 0) {
 		free(l);
 		return 0;
@@ -411,30 +540,30 @@ fleet_quota_acquire(struct fleet_quota *f, const struct quota_bill *b,
     int new_session, uint64_t *call_lease, uint64_t *session_lease,
     struct quota_verdict *v)
 {
-	const char	*av[3 + 2 * SCRIPT_KINDS * QUOTA_BILL_MAX];
-	char		 keys[SCRIPT_KINDS * QUOTA_BILL_MAX][FLEET_KEY_MAX];
-	char		 lim[SCRIPT_KINDS * QUOTA_BILL_MAX][24];
+	const char	*av[EVAL_ARGS_MAX - 3];
+	char		 keys[QUOTA_N * QUOTA_BILL_MAX][FLEET_KEY_MAX];
+	char		 lim[QUOTA_N * QUOTA_BILL_MAX][24];
 	char		 smember[128], cmember[128], ms[32];
 	unsigned	 idx[QUOTA_BILL_MAX], i, k, n = 0, any;
-	time_t		 now = quota_now(), minute = now - now % 60;
+	time_t		 now = quota_now(), wlen;
 	uint64_t	 max;
 	redisReply	*r;
 	long long	 which, kind;
 
 	*call_lease = *session_lease = 0;
+	flush_charges(f);
 	for (i = 0; i < b->n; i++) {
 		any = 0;
-		for (k = 0; k < SCRIPT_KINDS; k++) {
-			max = b->a[i].lim.max[script_kind[k]];
-			if (script_kind[k] == QUOTA_SESSIONS && !new_session)
+		for (k = 0; k < QUOTA_N; k++) {
+			max = b->a[i].lim.max[k];
+			if (k == QUOTA_SESSIONS && !new_session)
 				max = QUOTA_UNLIMITED;
 			any |= max != QUOTA_UNLIMITED;
-			snprintf(lim[SCRIPT_KINDS * n + k], sizeof(lim[0]),
+			snprintf(lim[QUOTA_N * n + k], sizeof(lim[0]),
 			    "%lld", max == QUOTA_UNLIMITED ? -1LL :
 			    (long long)max);
-			if (fleet_quota_key(keys[SCRIPT_KINDS * n + k],
-			    FLEET_KEY_MAX, b->a[i].subject, script_kind[k],
-			    minute) == -1)
+			if (fleet_quota_key(keys[QUOTA_N * n + k],
+			    FLEET_KEY_MAX, b->a[i].subject, k, now) == -1)
 				any = 0;	/* bounded by QUOTA_SUBJECT_MAX */
 		}
 		if (any)
@@ -445,22 +574,22 @@ fleet_quota_acquire(struct fleet_quota *f, const struct quota_bill *b,
 	member_of(f, f->next_id + 1, smember, sizeof(smember));
 	member_of(f, f->next_id + 2, cmember, sizeof(cmember));
 	snprintf(ms, sizeof(ms), "%u", f->c.lease_s * 1000);
-	for (i = 0; i < SCRIPT_KINDS * n; i++) {
+	for (i = 0; i < QUOTA_N * n; i++) {
 		av[i] = keys[i];
-		av[SCRIPT_KINDS * n + 3 + i] = lim[i];
+		av[QUOTA_N * n + 3 + i] = lim[i];
 	}
-	av[SCRIPT_KINDS * n] = smember;
-	av[SCRIPT_KINDS * n + 1] = cmember;
-	av[SCRIPT_KINDS * n + 2] = ms;
-	if ((r = eval(f, f->sha_acquire, (int)(SCRIPT_KINDS * n),
-	    (int)(2 * SCRIPT_KINDS * n + 3), av)) == NULL)
+	av[QUOTA_N * n] = smember;
+	av[QUOTA_N * n + 1] = cmember;
+	av[QUOTA_N * n + 2] = ms;
+	if ((r = eval(f, f->sha_acquire, (int)(QUOTA_N * n),
+	    (int)(2 * QUOTA_N * n + 3), av)) == NULL)
 		goto down;
 	if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
 	    r->element[0]->type != REDIS_REPLY_INTEGER ||
 	    r->element[1]->type != REDIS_REPLY_INTEGER ||
 	    r->element[2]->type != REDIS_REPLY_INTEGER ||
 	    (which = r->element[0]->integer) < 0 || which > (long long)n ||
-	    (kind = r->element[1]->integer) < 0 || kind > SCRIPT_KINDS ||
+	    (kind = r->element[1]->integer) < 0 || kind > QUOTA_N ||
 	    (which != 0) != (kind != 0)) {
 		freeReplyObject(r);
 		went_down(f, "unexpected reply to the quota script");
@@ -469,19 +598,22 @@ fleet_quota_acquire(struct fleet_quota *f, const struct quota_bill *b,
 	if (which != 0) {
 		i = idx[which - 1];
 		memset(v, 0, sizeof(*v));
-		v->kind = script_kind[kind - 1];
+		v->kind = (enum quota_kind)(kind - 1);
 		v->limit = b->a[i].lim.max[v->kind];
 		v->used = (uint64_t)(r->element[2]->integer < 0 ? 0 :
 		    r->element[2]->integer);
-		v->resets = v->kind == QUOTA_CALLS_MINUTE ? minute + 60 : 0;
+		v->resets = quota_window(v->kind, now, &wlen);
+		if (wlen != 0)
+			v->resets += wlen;
 		snprintf(v->subject, sizeof(v->subject), "%s",
 		    b->a[i].subject);
 		freeReplyObject(r);
 		return FLEET_OVER;
 	}
 	freeReplyObject(r);
-	*session_lease = hold(f, f->next_id + 1, n, keys, lim, 0);
-	*call_lease = hold(f, f->next_id + 2, n, keys, lim, 2);
+	*session_lease = hold(f, f->next_id + 1, n, keys, lim,
+	    QUOTA_SESSIONS);
+	*call_lease = hold(f, f->next_id + 2, n, keys, lim, QUOTA_CONCURRENT);
 	f->next_id += 2;
 	return FLEET_OK;
 down:

@@ -1,8 +1,9 @@
 /*
- * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): sessions,
- * calls_per_minute and concurrent_calls of every principal and group
- * counted in one Redis that all nodes share, so a principal's limit
- * holds fleet-wide and not per node.  A check and its increment are one
+ * Quotas across a fleet (rules/mcp-exec.yaml `fleet:`): every quota of
+ * every principal and group (sessions, calls_per_minute,
+ * concurrent_calls, CPU and wall seconds per hour and day, artifact
+ * bytes per day) counted in one Redis that all nodes share, so a
+ * principal's limit holds fleet-wide and not per node.  A check and its increment are one
  * Lua script (atomic in Redis); a running call and a live session hold a
  * lease (a sorted-set member scored with its expiry) that this node
  * renews while they last, so a node that dies frees its leases within
@@ -49,12 +50,22 @@ enum fleet_answer fleet_quota_acquire(struct fleet_quota *,
 		    uint64_t *call_lease, uint64_t *session_lease,
 		    struct quota_verdict *v);
 void		 fleet_quota_release(struct fleet_quota *, uint64_t lease);
+/*
+ * A call of bill ended: adds its CPU and wall milliseconds and artifact
+ * bytes to the current hour's and day's counts of each subject with a
+ * limit on them.  With the store unreachable the counts wait (at most
+ * PENDING_MAX of them, then this node alone counts the rest) and are
+ * added, in their own windows, once it answers again.
+ */
+void		 fleet_quota_charge(struct fleet_quota *,
+		    const struct quota_bill *, uint64_t wall_ms,
+		    uint64_t cpu_ms, uint64_t artifact_bytes);
 /* The store's address as the trail names it. */
 const char	*fleet_quota_store(const struct fleet_quota *);
 
-/* Pure parts (unit tests): a subject's key for a quota and window;
- * 0, or -1 when it does not fit. */
+/* Pure parts (unit tests): a subject's key for a quota, in the window
+ * that now falls in; 0, or -1 when it does not fit. */
 int	fleet_quota_key(char *buf, size_t len, const char *subject,
-	    enum quota_kind, time_t window_start);
+	    enum quota_kind, time_t now);
 
 #endif

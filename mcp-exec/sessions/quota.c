@@ -296,6 +296,29 @@ quota_close(struct quota_table *qt)
 
 /* ------------------------------------------------------------ decisions */
 
+time_t
+quota_window(enum quota_kind k, time_t now, time_t *len)
+{
+	switch (k) {
+	case QUOTA_CALLS_MINUTE:
+		*len = window_s[W_MINUTE];
+		break;
+	case QUOTA_CPU_HOUR:
+	case QUOTA_WALL_HOUR:
+		*len = window_s[W_HOUR];
+		break;
+	case QUOTA_CPU_DAY:
+	case QUOTA_WALL_DAY:
+	case QUOTA_ARTIFACT_DAY:
+		*len = window_s[W_DAY];
+		break;
+	default:
+		*len = 0;
+		return 0;
+	}
+	return now - now % *len;
+}
+
 /* What the kind has used, and when it starts again from zero. */
 static uint64_t
 used_of(const struct account *a, enum quota_kind k, time_t *resets)

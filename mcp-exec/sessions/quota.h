@@ -79,6 +79,12 @@ void	quota_flush(struct quota_table *);
 void	quota_close(struct quota_table *);
 /* The quota clock: the test clock's file when QUOTA_CLOCK_ENV is set. */
 time_t	quota_now(void);
+/*
+ * The window of kind k that now falls in: its start, and its length in
+ * *len (UTC minute, hour or day); 0 for live counts (sessions,
+ * concurrent calls), which have none.
+ */
+time_t	quota_window(enum quota_kind k, time_t now, time_t *len);
 /* 0, or -1 with v filled: new_session also counts a session to make. */
 int	quota_check(struct quota_table *, const struct quota_bill *,
 	    int new_session, struct quota_verdict *v);

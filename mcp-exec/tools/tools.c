@@ -274,6 +274,8 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 	pc->lease = 0;
 	quota_call_end(pc->srv->quota, &pc->bill, r ? r->duration_ms : 0,
 	    r ? r->cpu_ms : 0, bytes);
+	fleet_quota_charge(pc->srv->fleet, &pc->bill, r ? r->duration_ms : 0,
+	    r ? r->cpu_ms : 0, bytes);
 	/* The usage file and `stockade status`, within PERSIST_DELAY_MS. */
 	persist_soon(pc->srv);
 }

@@ -3,8 +3,11 @@
 # mcp-exec --http nodes share one redis-server (unix socket, no TCP).
 # A principal's calls_per_minute and sessions hold in total, not per
 # node; a node killed while a call and a session of it hold leases
-# (concurrent_calls, sessions) frees them within lease_s; with Redis stopped, on_unreachable: refuse refuses (recorded)
-# and local falls back to per-node quotas (recorded); Redis back: restored.
+# (concurrent_calls, sessions) frees them within lease_s; wall seconds
+# used on one node count against the next call on another; with Redis
+# stopped, on_unreachable: refuse refuses (recorded) and local falls back
+# to per-node quotas (recorded), its usage kept for Redis; Redis back:
+# restored, and the usage counted while it was away added.
 . "$(dirname "$0")/lib.sh"
 
 command -v redis-server >/dev/null || { echo "SKIP: no redis-server"; exit 77; }
@@ -37,6 +40,7 @@ principals:
   - name: "user:p"
     quotas: { calls_per_minute: 4, concurrent_calls: 1, sessions: 2 }
   - name: "user:q"
+    quotas: { wall_seconds_per_hour: 2 }
 EOF
 # node NAME MODE: its own rules (node id, on_unreachable) and state dir.
 # The shipped fleet: section (node_id ~, the file's last) gives way to
@@ -83,6 +87,29 @@ start_redis
 node A refuse
 disown "$A_PID"	# killed below, on purpose: no job notice for it
 node B refuse
+
+# Usage quotas: wall seconds of user:q's call on A count on B.
+"$PY" - "$A_PORT" "$B_PORT" "$TOKB" "$RS" "$T0" <<'EOF' || fail "fleet usage quotas (see above)"
+import subprocess, sys
+sys.path.insert(0, "tests/integration")
+from mcpclient import Http
+pa, pb, tok, rs, t0 = sys.argv[1:6]
+def client(port):
+    c = Http("http://127.0.0.1:%s/mcp" % port, tok)
+    c.initialize()
+    return c
+a, b = client(pa), client(pb)
+r = a.tool("execute_python", {"code": "import time; time.sleep(2.2)"})
+assert not r.get("isError"), r
+hour = int(t0) - int(t0) % 3600
+used = int(subprocess.check_output(["redis-cli", "-s", rs, "GET",
+    "stockade:quota:principal:user:q:wall_seconds_per_hour:%d" % hour]).strip() or 0)
+assert used >= 2200, ("wall ms of A's call not in the store", used)
+r = b.tool("execute_python", {"code": "1"})
+t = r["content"][0]["text"]
+assert r.get("isError") and "wall_seconds_per_hour (2) of principal:user:q" in t, r
+print("  wall_seconds_per_hour 2: %d ms on node A refused the next call on node B" % used)
+EOF
 
 "$PY" - "$A_PORT" "$B_PORT" "$TOKA" "$CLOCK" "$T0" "$RS" "$A_PID" "$T" <<'EOF' || fail "fleet quotas (see above)"
 import os, signal, subprocess, sys, threading, time
@@ -180,11 +207,11 @@ note "SIGHUP changing fleet: warns that it applies at the next start"
 # Redis stops: B (refuse) refuses, naming the store; C (local) runs.
 kill "$REDIS_PID"; wait "$REDIS_PID" 2>/dev/null || true; REDIS_PID=""
 node C local
-"$PY" - "$B_PORT" "$C_PORT" "$TOKA" "$(cat "$T/b.sid")" <<'EOF' || fail "store down (see above)"
+"$PY" - "$B_PORT" "$C_PORT" "$TOKA" "$(cat "$T/b.sid")" "$TOKB" <<'EOF' || fail "store down (see above)"
 import sys
 sys.path.insert(0, "tests/integration")
 from mcpclient import Http
-pb, pc, tok, sb = sys.argv[1:5]
+pb, pc, tok, sb, tokq = sys.argv[1:6]
 def client(port):
     c = Http("http://127.0.0.1:%s/mcp" % port, tok)
     c.initialize()
@@ -194,6 +221,11 @@ t = r["content"][0]["text"]
 assert r.get("isError") and "fleet quota store" in t and "unreachable" in t, r
 r = client(pc).tool("execute_python", {"code": "print(6 * 7)"})
 assert not r.get("isError") and r["structuredContent"]["stdout"] == "42\n", r
+# user:q's wall time on C waits for the store (C's own table allows it).
+q = Http("http://127.0.0.1:%s/mcp" % pc, tokq)
+q.initialize()
+r = q.tool("execute_python", {"code": "import time; time.sleep(0.5)"})
+assert not r.get("isError"), r
 print("  store down: refuse mode refused (%s); local mode ran" % t)
 EOF
 grep -ah '"event":"call_refused"' "$LOG"/audit-*.log | grep '"rule_id":"fleet:unreachable"' |
@@ -219,7 +251,16 @@ assert not r.get("isError"), r
 EOF
 grep -ah '"event":"fleet_restored"' "$LOG"/audit-*.log | grep -q '"node-b"' ||
     fail "no fleet_restored of node-b"
-note "store back: B runs again, fleet_restored recorded"
+# C renews (lease_s / 3) and adds the wall time it kept (the new Redis
+# holds nothing else of user:q's).
+key="stockade:quota:principal:user:q:wall_seconds_per_hour:$(( T0 - T0 % 3600 ))"
+for _ in $(seq 1 150); do
+	used=$(redis-cli -s "$RS" GET "$key")
+	[ "${used:-0}" -ge 500 ] && break
+	sleep 0.02
+done
+[ "${used:-0}" -ge 500 ] || fail "usage counted while the store was away never reached it ($used)"
+note "store back: B runs again, fleet_restored recorded; C added the $used ms it counted meanwhile"
 
 for p in $B_PID $C_PID; do kill -TERM "$p"; wait "$p" || fail "mcp-exec exit status $?"; done
 B_PID="" C_PID=""
