@@ -13,9 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <hiredis.h>
-
 #include "fleet_quota.h"
+#include "fleet_redis.h"
 #include "log.h"
 #include "server.h"
 #include "util.h"
@@ -113,7 +112,7 @@ struct charge {
 struct fleet_quota {
 	struct server	*srv;
 	struct fleet_conf c;
-	redisContext	*rc;
+	struct fleet_redis *rc;
 	char		 sha_acquire[48], sha_renew[48], sha_charge[48];
 	struct charge	*pend;		/* PENDING_MAX of them */
 	size_t		 npend;
@@ -182,10 +181,9 @@ went_down(struct fleet_quota *f, const char *reason)
 {
 	char	 why[256];
 
-	/* reason may be the context's own errstr, freed below. */
+	/* reason may be a reply's string, freed by the caller. */
 	snprintf(why, sizeof(why), "%s", reason);
-	if (f->rc != NULL)
-		redisFree(f->rc);
+	fleet_redis_close(f->rc);
 	f->rc = NULL;
 	f->retry_at = mono_ms() + FLEET_RETRY_MS;
 	drop_leases(f);
@@ -198,25 +196,38 @@ went_down(struct fleet_quota *f, const char *reason)
 	f->up = 0;
 }
 
-static int
-load_script(struct fleet_quota *f, const char *lua, char *sha, size_t len)
+/* A command's reply; NULL with why when the connection failed. */
+static redisReply *
+command(struct fleet_quota *f, int argc, const char **argv, char *why,
+    size_t len)
 {
+	return fleet_redis_argv(f->rc, argc, argv, why, len);
+}
+
+static int
+load_script(struct fleet_quota *f, const char *lua, char *sha, size_t len,
+    char *why, size_t whylen)
+{
+	const char	*av[] = { "SCRIPT", "LOAD", lua };
 	redisReply	*r;
 	int		 rv = -1;
 
-	r = redisCommand(f->rc, "SCRIPT LOAD %s", lua);
-	if (r != NULL && r->type == REDIS_REPLY_STRING && r->len < len) {
+	if ((r = command(f, 3, av, why, whylen)) == NULL)
+		return -1;
+	if (r->type == REDIS_REPLY_STRING && r->len < len) {
 		snprintf(sha, len, "%s", r->str);
 		rv = 0;
-	}
-	if (r != NULL)
-		freeReplyObject(r);
+	} else
+		snprintf(why, whylen, "SCRIPT LOAD: %.128s",
+		    r->type == REDIS_REPLY_ERROR ? r->str : "refused");
+	freeReplyObject(r);
 	return rv;
 }
 
 static int
 auth(struct fleet_quota *f, char *why, size_t len)
 {
+	const char	*av[2] = { "AUTH" };
 	redisReply	*r;
 	char		*pw;
 	size_t		 n;
@@ -230,15 +241,17 @@ auth(struct fleet_quota *f, char *why, size_t len)
 		return -1;
 	}
 	pw[strcspn(pw, "\r\n")] = '\0';
-	r = redisCommand(f->rc, "AUTH %s", pw);
+	av[1] = pw;
+	r = command(f, 2, av, why, len);
 	explicit_bzero(pw, n);
 	free(pw);
-	if (r != NULL && r->type == REDIS_REPLY_STATUS)
+	if (r == NULL)
+		return -1;
+	if (r->type == REDIS_REPLY_STATUS)
 		rv = 0;
 	else
 		snprintf(why, len, "AUTH refused");
-	if (r != NULL)
-		freeReplyObject(r);
+	freeReplyObject(r);
 	return rv;
 }
 
@@ -246,38 +259,21 @@ auth(struct fleet_quota *f, char *why, size_t len)
 static int
 connect_store(struct fleet_quota *f)
 {
-	struct timeval	 tv = { 0, FLEET_TIMEOUT_MS * 1000 };
-	char		 host[256], why[256];
-	const char	*colon;
+	char		 why[256];
 
 	if (f->rc != NULL)
 		return 0;
 	if (f->up == 0 && mono_ms() < f->retry_at)
 		return -1;
-	if (f->c.redis[0] == '/')
-		f->rc = redisConnectUnixWithTimeout(f->c.redis, tv);
-	else {
-		colon = strrchr(f->c.redis, ':');
-		snprintf(host, sizeof(host), "%.*s", (int)(colon - f->c.redis),
-		    f->c.redis);
-		f->rc = redisConnectWithTimeout(host, atoi(colon + 1), tv);
-	}
-	if (f->rc == NULL || f->rc->err) {
-		snprintf(why, sizeof(why), "connect: %s", f->rc ?
-		    f->rc->errstr : "out of memory");
+	if ((f->rc = fleet_redis_open(f->c.redis, &f->c.tls, FLEET_TIMEOUT_MS,
+	    why, sizeof(why))) == NULL || auth(f, why, sizeof(why)) == -1 ||
+	    load_script(f, acquire_lua, f->sha_acquire, sizeof(f->sha_acquire),
+	    why, sizeof(why)) == -1 ||
+	    load_script(f, renew_lua, f->sha_renew, sizeof(f->sha_renew), why,
+	    sizeof(why)) == -1 ||
+	    load_script(f, charge_lua, f->sha_charge, sizeof(f->sha_charge),
+	    why, sizeof(why)) == -1)
 		goto bad;
-	}
-	if (redisSetTimeout(f->rc, tv) != REDIS_OK ||
-	    auth(f, why, sizeof(why)) == -1)
-		goto bad;
-	if (load_script(f, acquire_lua, f->sha_acquire,
-	    sizeof(f->sha_acquire)) == -1 || load_script(f, renew_lua,
-	    f->sha_renew, sizeof(f->sha_renew)) == -1 || load_script(f,
-	    charge_lua, f->sha_charge, sizeof(f->sha_charge)) == -1) {
-		snprintf(why, sizeof(why), "SCRIPT LOAD: %s", f->rc->err ?
-		    f->rc->errstr : "refused");
-		goto bad;
-	}
 	if (f->up == 0) {
 		log_info("fleet quota store %s reachable again", f->c.redis);
 		record(f, "fleet_restored", NULL);
@@ -295,7 +291,7 @@ eval(struct fleet_quota *f, const char *sha, int nkeys, int argc,
     const char **argv)
 {
 	const char	*av[EVAL_ARGS_MAX];
-	char		 nk[16];
+	char		 nk[16], why[256];
 	redisReply	*r;
 	int		 i;
 
@@ -308,11 +304,13 @@ eval(struct fleet_quota *f, const char *sha, int nkeys, int argc,
 	for (i = 0; i < argc && i + 3 < (int)(sizeof(av) / sizeof(av[0]));
 	    i++)
 		av[i + 3] = argv[i];
-	r = redisCommandArgv(f->rc, i + 3, av, NULL);
-	if (r == NULL || r->type == REDIS_REPLY_ERROR) {
-		went_down(f, r != NULL ? r->str : f->rc->errstr);
-		if (r != NULL)
-			freeReplyObject(r);
+	if ((r = command(f, i + 3, av, why, sizeof(why))) == NULL) {
+		went_down(f, why);
+		return NULL;
+	}
+	if (r->type == REDIS_REPLY_ERROR) {
+		went_down(f, r->str);
+		freeReplyObject(r);
 		return NULL;
 	}
 	return r;
@@ -467,9 +465,10 @@ fleet_quota_open(struct server *srv, const struct fleet_conf *c)
 void
 fleet_quota_release(struct fleet_quota *f, uint64_t id)
 {
+	const char	*av[3] = { "ZREM" };
 	struct lease	*l;
 	redisReply	*r;
-	char		 member[128];
+	char		 member[128], why[256];
 	unsigned	 i;
 
 	if (f == NULL || id == 0)
@@ -482,9 +481,10 @@ fleet_quota_release(struct fleet_quota *f, uint64_t id)
 	LIST_REMOVE(l, entry);
 	member_of(f, l->id, member, sizeof(member));
 	for (i = 0; i < l->n && f->rc != NULL; i++) {
-		r = redisCommand(f->rc, "ZREM %s %s", l->keys[i], member);
-		if (r == NULL) {
-			went_down(f, f->rc->errstr);
+		av[1] = l->keys[i];
+		av[2] = member;
+		if ((r = command(f, 3, av, why, sizeof(why))) == NULL) {
+			went_down(f, why);
 			break;
 		}
 		freeReplyObject(r);
@@ -509,8 +509,7 @@ fleet_quota_close(struct fleet_quota *f)
 	free(f->pend);
 	if (f->renew != NULL)
 		event_free(f->renew);
-	if (f->rc != NULL)
-		redisFree(f->rc);
+	fleet_redis_close(f->rc);
 	free(f);
 }
 

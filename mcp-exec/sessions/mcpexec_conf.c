@@ -229,6 +229,42 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 }
 
 /*
+ * fleet.tls: TLS to a quota store at host:port, the server verified
+ * against ca (and server_name, else the host), with a client certificate
+ * when cert and key are given (both or neither).
+ */
+static void
+fleet_tls_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
+{
+	static const char *const keys[] = { "ca", "cert", "key",
+	    "server_name", NULL };
+	json_t		*t;
+	const char	*s;
+
+	if (conf_get_object(ctx, o, "tls", &t) != 1)
+		return;
+	conf_check_keys(ctx, t, keys);
+	get_path(ctx, t, "ca", f->tls.ca, sizeof(f->tls.ca));
+	get_path(ctx, t, "cert", f->tls.cert, sizeof(f->tls.cert));
+	get_path(ctx, t, "key", f->tls.key, sizeof(f->tls.key));
+	if (conf_get_string(ctx, t, "server_name", &s) == 1 &&
+	    xsnprintf(f->tls.server_name, sizeof(f->tls.server_name), "%s",
+	    s) == -1)
+		conf_error(ctx, json_object_get(t, "server_name"),
+		    "server_name: too long");
+	if (f->tls.ca[0] == '\0')
+		conf_error(ctx, t, "tls: ca: required (the CA that signed "
+		    "the store's certificate)");
+	if ((f->tls.cert[0] == '\0') != (f->tls.key[0] == '\0'))
+		conf_error(ctx, t, "tls: cert and key go together");
+	if (f->redis[0] == '\0')
+		conf_error(ctx, t, "tls: no redis to use it for");
+	else if (f->redis[0] == '/')
+		conf_error(ctx, t, "tls: the store is a unix socket (TLS is "
+		    "for host:port)");
+}
+
+/*
  * fleet: what this node is called (node_id, a DNS label that ends its
  * handles), how it drains, and where the shared quota store is.  The
  * store is on only when redis is set (a unix socket path or host:port);
@@ -238,7 +274,8 @@ static void
 fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 {
 	static const char *const keys[] = { "node_id", "drain_grace_s",
-	    "redis", "on_unreachable", "lease_s", "password_file", NULL };
+	    "redis", "on_unreachable", "lease_s", "password_file", "tls",
+	    NULL };
 	static const char *const modes[] = { "refuse", "local", NULL };
 	const char	*s, *colon;
 	int64_t		 i;
@@ -275,6 +312,7 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 		f->lease_s = (unsigned)i;
 	get_path(ctx, o, "password_file", f->password_file,
 	    sizeof(f->password_file));
+	fleet_tls_section(ctx, o, f);
 }
 
 int

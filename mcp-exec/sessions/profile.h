@@ -95,6 +95,14 @@ struct server_conf {
  */
 #define FLEET_LEASE_S_DEFAULT	15
 enum fleet_unreachable { FLEET_UNREACHABLE_REFUSE, FLEET_UNREACHABLE_LOCAL };
+/* TLS to the quota store: ca set means TLS. */
+struct fleet_tls {
+	char			ca[PATH_MAX];
+	char			cert[PATH_MAX];		/* "": no client cert */
+	char			key[PATH_MAX];
+	char			server_name[256];	/* "": the host */
+};
+
 struct fleet_conf {
 	/* Ends every handle this server mints ("": none, one host). */
 	char			node_id[FLEET_NODE_MAX];
@@ -103,6 +111,7 @@ struct fleet_conf {
 	unsigned		drain_grace_s;
 	char			redis[PATH_MAX];	/* "": no quota store */
 	char			password_file[PATH_MAX];	/* "": no AUTH */
+	struct fleet_tls	tls;
 	enum fleet_unreachable	on_unreachable;
 	unsigned		lease_s;
 };
