@@ -51,8 +51,13 @@
 #     saying why, where runsc cannot run).  No target: the price of the
 #     stronger wall, for docs/runtimes.md.
 #
+#   fleet: existing-session calls of a principal whose quotas are in Redis
+#     (fleet.redis) over a unix socket and over TLS (fleet.tls), against
+#     the same calls with quotas per node.  No target: what a fleet's
+#     shared count costs a call.
+#
 # Arguments name the sections to run (append ack retention verify sandbox
-# parallel mcp netguard gvisor);
+# parallel mcp netguard gvisor fleet);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -437,6 +442,50 @@ done
 kill $pid; wait $pid || true
 }
 
-for s in append ack retention verify sandbox parallel mcp netguard gvisor; do
+# fleet quotas: existing-session calls of a principal with fleet quotas,
+# against the same calls with quotas per node only.
+bench_fleet() {
+echo "== fleet quotas: execute_python 1+1 in an existing session, quotas per node / in Redis over a unix socket / over TLS (load $(cut -d' ' -f1-3 /proc/loadavg))"
+command -v redis-server >/dev/null || { echo "fleet: skipped (no redis-server)"; return 0; }
+local port mode out p50 p99 base=""
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+( cd "$T" &&
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+      -days 1 -subj /CN=bench-ca -keyout ca.key -out ca.pem &&
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+      -subj /CN=localhost -keyout srv.key -out srv.csr &&
+  printf 'subjectAltName=IP:127.0.0.1\n' >ext &&
+  openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial \
+      -days 1 -extfile ext -out srv.pem ) >/dev/null 2>&1
+redis-server --port 0 --unixsocket "$T/redis.sock" --tls-port "$port" \
+    --bind 127.0.0.1 --tls-cert-file "$T/srv.pem" --tls-key-file "$T/srv.key" \
+    --tls-ca-cert-file "$T/ca.pem" --tls-auth-clients no --save '' \
+    --appendonly no --dir "$T" >"$T/redis.log" 2>&1 &
+zpid=$!
+while ! redis-cli -s "$T/redis.sock" ping 2>/dev/null | grep -q PONG; do sleep 0.02; done
+start
+for mode in node unix tls; do
+	bench_rules
+	sed -i 's/^  - name: "user:local"$/&\n    quotas: { calls_per_minute: 1000000, concurrent_calls: 64, wall_seconds_per_hour: 1000000 }/' \
+	    "$T/rules/principals.yaml"
+	sed -i '/^fleet:/,$d' "$T/rules/mcp-exec.yaml"
+	case $mode in
+	unix) printf 'fleet:\n  node_id: bench\n  redis: %s\n' "$T/redis.sock" >>"$T/rules/mcp-exec.yaml" ;;
+	tls) printf 'fleet:\n  node_id: bench\n  redis: 127.0.0.1:%s\n  tls: { ca: %s }\n' "$port" "$T/ca.pem" >>"$T/rules/mcp-exec.yaml" ;;
+	esac
+	out=$("$B/bench/mcp_load" --calls $(( RUNS * 400 )) --new 1 --sessions 1 \
+	    -- "$B/mcp-exec" --stdio --rules "$T/rules" --state-dir "$T/fleet-$mode")
+	p50=$(echo "$out" | awk '$1 == "existing" { print $2 }')
+	p99=$(echo "$out" | awk '$1 == "existing" { print $3 }')
+	[ -n "$base" ] || base=$p50
+	awk -v m="$mode" -v a="$p50" -v b="$p99" -v z="$base" 'BEGIN {
+		printf "%-5s existing session call: p50 %.3f ms (%.3fx per node), p99 %.3f ms\n", m, a / 1e6, a / z, b / 1e6 }'
+done
+kill $pid; wait $pid || true
+kill $zpid; wait $zpid 2>/dev/null || true
+zpid=""
+}
+
+for s in append ack retention verify sandbox parallel mcp netguard gvisor fleet; do
 	if want $s; then bench_$s; fi
 done
