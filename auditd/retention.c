@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit_fit.h"
 #include "retention.h"
 #include "util.h"
 
@@ -74,6 +75,76 @@ retention_wanted(const struct audit_conf *c, const json_t *ev,
 	return 0;
 }
 
+/*
+ * A policy_load's files[].content: kept under the hash the record names
+ * when the text really has it, so the chain covers the blob as it does
+ * code.  The text leaves the record; kept: true says the blob is there.
+ */
+static int
+policy_keep(json_t *ev, struct retained_code *out, char *err, size_t errlen)
+{
+	struct retained_code	*rc = out;
+	json_t			*f, *v;
+	const char		*want;
+	char			 hex[SHA256_HEX + 1];
+	size_t			 i, len, total = 0;
+
+	json_array_foreach(json_object_get(ev, "files"), i, f) {
+		if (json_object_get(f, "kept") != NULL) {
+			snprintf(err, errlen, "policy_load: field 'kept' is set "
+			    "by stockade-auditd, not by writers");
+			return -1;
+		}
+		if ((v = json_object_get(f, "content")) == NULL)
+			continue;
+		want = json_string_value(json_object_get(f, "sha256"));
+		if (want != NULL && strncmp(want, "sha256:", 7) == 0)
+			want += 7;
+		if (!json_is_string(v) || want == NULL) {
+			snprintf(err, errlen, "policy_load: files[%zu]: content "
+			    "must be a string beside a sha256", i);
+			return -1;
+		}
+		len = json_string_length(v);
+		if ((total += len) > AUDIT_POLICY_KEEP_MAX) {
+			snprintf(err, errlen, "policy_load: file contents exceed "
+			    "%d bytes", AUDIT_POLICY_KEEP_MAX);
+			return -1;
+		}
+		sha256_hex(json_string_value(v), len, hex);
+		if (strcmp(hex, want) != 0) {
+			snprintf(err, errlen, "policy_load: files[%zu]: sha256 "
+			    "is not the sha256 of content", i);
+			return -1;
+		}
+		if (rc->data != NULL) {
+			rc->next = xcalloc(1, sizeof(*rc));
+			rc = rc->next;
+		}
+		memcpy(rc->hex, hex, sizeof(rc->hex));
+		rc->data = xmalloc(len + 1);
+		memcpy(rc->data, json_string_value(v), len);
+		rc->len = len;
+		json_object_del(f, "content");
+		json_object_set_new(f, "kept", json_true());
+	}
+	return 0;
+}
+
+void
+retention_free(struct retained_code *out)
+{
+	struct retained_code	*rc, *next;
+
+	free(out->data);
+	for (rc = out->next; rc != NULL; rc = next) {
+		next = rc->next;
+		free(rc->data);
+		free(rc);
+	}
+	memset(out, 0, sizeof(*out));
+}
+
 int
 retention_apply(const struct audit_conf *c, json_t *ev,
     struct retained_code *out, char *err, size_t errlen)
@@ -97,6 +168,9 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 			return -1;
 		}
 	name = json_string_value(json_object_get(ev, "event"));
+	if (name != NULL && strcmp(name, "policy_load") == 0 &&
+	    policy_keep(ev, out, err, errlen) == -1)
+		return -1;	/* the caller frees out */
 	if (retention_wanted(c, ev, name, &keep, err, errlen) == -1)
 		return -1;
 	if ((v = json_object_get(ev, "code")) == NULL) {

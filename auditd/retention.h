@@ -12,11 +12,13 @@
 #include "config.h"
 #include "hash.h"
 
-/* The code to store in the blob store (full retention). */
+/* What to store in the blob store: code (full retention), or the
+ * policy files a policy_load carries, one per file in a list. */
 struct retained_code {
 	char	 hex[SHA256_HEX + 1];
 	char	*data;		/* NULL: nothing to store; caller frees */
 	size_t	 len;
+	struct retained_code *next;	/* heap; retention_free */
 };
 
 /*
@@ -27,7 +29,14 @@ struct retained_code {
  * carry it when the policy keeps more than the hash.  -1 with err when
  * the event is refused.
  */
+/*
+ * Also takes each policy_load files[].content that hashes to its sha256
+ * (AUDIT_POLICY_KEEP_MAX bytes in all) out of the record into the list,
+ * marking the file kept: true.
+ */
 int	retention_apply(const struct audit_conf *, json_t *ev,
 	    struct retained_code *out, char *err, size_t errlen);
+/* Frees what the writer did not take: out's data and its list. */
+void	retention_free(struct retained_code *out);
 
 #endif

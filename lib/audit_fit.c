@@ -5,10 +5,13 @@
  * strings are valid UTF-8, whoever chose them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit_fit.h"
+#include "hash.h"
 #include "log.h"
+#include "util.h"
 
 #define AUDIT_KEY_MAX	64	/* a key with its _count or _truncated */
 
@@ -123,4 +126,31 @@ audit_fit_call(json_t *ev)
 		audit_fit_list(argv, "args", AUDIT_ARGS_BUDGET);
 	} else
 		audit_fit_list(ev, "argv", AUDIT_ARGS_BUDGET);
+}
+
+void
+audit_policy_content(json_t *files)
+{
+	size_t		 i, len, left = AUDIT_POLICY_KEEP_MAX;
+	json_t		*f, *text;
+	const char	*path, *want;
+	char		 hex[SHA256_HEX + 1], *data;
+
+	json_array_foreach(files, i, f) {
+		path = json_string_value(json_object_get(f, "path"));
+		want = json_string_value(json_object_get(f, "sha256"));
+		if (path == NULL || want == NULL || left == 0 ||
+		    read_file(path, left, &data, &len) == -1)
+			continue;	/* gone, or too big: the hash stays */
+		if (strncmp(want, "sha256:", 7) == 0)
+			want += 7;
+		sha256_hex(data, len, hex);
+		/* Changed since the load, or no text: not this version. */
+		if (strcmp(hex, want) == 0 && memchr(data, '\0', len) == NULL &&
+		    (text = json_stringn(data, len)) != NULL) {
+			json_object_set_new(f, "content", text);
+			left -= len;
+		}
+		free(data);
+	}
 }

@@ -24,6 +24,9 @@
 #define AUDIT_INPUTS_BUDGET	(2 * 1024)	/* inputs */
 #define AUDIT_ARGS_BUDGET	(2 * 1024)	/* argv (its args) */
 #define AUDIT_NAME_MAX		256		/* argv.command */
+/* Bytes of policy file text one policy_load carries (files[].content),
+ * all files together; auditd keeps them as blobs beside the log. */
+#define AUDIT_POLICY_KEEP_MAX	(256 * 1024)
 
 /* Bytes v takes in a record (compact, ASCII-escaped); 0 for NULL. */
 size_t	 audit_json_size(const json_t *v);
@@ -44,5 +47,12 @@ void	 audit_fit_string(json_t *obj, const char *key, size_t max);
  * grow to its budget: packages, artifacts, pattern_hits, inputs, argv.
  */
 void	 audit_fit_call(json_t *ev);
+/*
+ * Adds content (the file's text) to each {path, sha256} of a policy_load's
+ * files while it still hashes to sha256, is UTF-8 and fits what is left
+ * of AUDIT_POLICY_KEEP_MAX: the audit side keeps each version loaded, so
+ * a report can show what changed between loads.
+ */
+void	 audit_policy_content(json_t *files);
 
 #endif

@@ -18,6 +18,19 @@ mcp_call a 1 '{"code":"import os\nprint(\"hi\")\nos.system(\"true\")"}' |
 	grep -q '"isError":false' || fail "call 1 did not run"
 sid=$(sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' "$T/a.out" | head -1)
 [ -n "$sid" ] || fail "no session id"
+# A reload mid-session: auditd keeps each version of the rules files, so
+# the page can show what changed (the new line is markup, to be escaped).
+printf '# <script>alert(4)</script> reviewed\n' >>"$R/commands.yaml"
+n0=$(grep -c '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log)
+kill -HUP "$PID_a"
+for _ in $(seq 1 200); do
+	[ "$(grep -c '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log)" -gt "$n0" ] && break
+	sleep 0.05
+done
+grep '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	grep -q '"ok":true.*' || fail "no second policy_load after SIGHUP"
+grep '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	grep -q '"kept":true' || fail "the policy files were not kept: $(tail -c 400 "$LOG"/audit-*.log)"
 # Hostile names: markup, a javascript: URL, bidi and zero-width characters.
 mcp_call a 2 "{\"session_id\":\"$sid\",\"code\":\"for n in ['<script>alert(1).txt', 'javascript:alert(2)', 'invoice\\u202egnp.exe', 'a\\u200bb.txt']: open('/workspace/' + n, 'w').write('x')\\nprint('A' * 1048576)\"}" |
 	grep -q '"isError":false' || fail "call 2 did not run: $(tail -c 300 "$T/a.out")"
@@ -44,6 +57,10 @@ grep -q 'class="verdict intact"' "$h" || fail "no intact verdict"
 grep -q 'complete up to the checkpoint at seq [0-9]*, which signs seq [0-9]*, key id <span class=hash>[0-9a-f]\{16\}' "$h" ||
 	fail "no covering checkpoint with its key id"
 grep -q "Retained in full" "$h" || fail "retained code not shown"
+grep -q '<td>.*/commands.yaml</td><td class=hash>[0-9a-f]\{64\}</td><td><strong>changed</strong><pre class=diff>' "$h" ||
+	fail "the reloaded file is not marked changed with a diff"
+grep -q '<ins>+ # &lt;script&gt;alert(4)&lt;/script&gt; reviewed</ins>' "$h" ||
+	fail "the diff does not show the added line escaped"
 grep -q '<mark>os.system(&quot;true&quot;)</mark>' "$h" || fail "the pattern hit line is not marked"
 grep -q 'PY-SHELL-001' "$h" || fail "pattern hit not listed"
 grep -q '&lt;script&gt;alert(1).txt' "$h" || fail "artifact name not escaped"
@@ -86,9 +103,11 @@ grep -q 'class="verdict intact"' "$T/bundle.html" || fail "bundle: no intact ver
 grep -q 'bundle intact' "$T/bundle.html" || fail "bundle: not bundle_verify's verdict"
 grep -q "session $sid" "$T/bundle.html" || fail "bundle: not the bundle's selection"
 grep -q "Retained in full" "$T/bundle.html" || fail "bundle: retained code not shown"
-grep -q '<summary>the file, from the bundle</summary><pre class=code># mcp-exec settings.' "$T/bundle.html" ||
+grep -q '<summary>the file as loaded</summary><pre class=code># mcp-exec settings.' "$T/bundle.html" ||
 	fail "bundle: the policy files in force are not shown"
-note "bundle: verified by bundle verification, the bundle's selection, code from its blobs"
+grep -q '<ins>+ # &lt;script&gt;alert(4)&lt;/script&gt; reviewed</ins>' "$T/bundle.html" ||
+	fail "bundle: no diff between the policy versions it carries"
+note "bundle: verified by bundle verification, the bundle's selection, code and policy versions from its blobs"
 
 # ---- a tampered log: one byte of call 1's record flipped
 cp -a "$LOG" "$T/bad"
@@ -102,6 +121,16 @@ grep -q 'the chain does not verify, so it proves nothing here' "$T/bad.html" ||
 	fail "a tampered log's checkpoint is presented as proof"
 grep -q "seq $seq:" "$T/bad.html" || fail "verdict does not name seq $seq: $(grep -o 'How: <code>[^<]*' "$T/bad.html")"
 note "tampered: exit 1, the verdict names seq $seq"
+# A kept policy version is under the chain's protection like code.
+cp -a "$LOG" "$T/bad2"
+pb=$(grep -h '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	sed 's/.*"path":"[^"]*commands.yaml","sha256":"\([0-9a-f]*\)".*/\1/')
+pf=$(ls "$T"/bad2/blobs/*/"$pb" | head -1)
+[ -f "$pf" ] || fail "no kept blob $pb"
+echo '# forged' >>"$pf"
+out=$("$STOCKADE" audit verify "$T/bad2" --pubkey "$PUB" 2>&1) && fail "a changed policy blob verifies"
+echo "$out" | grep -q "policy blob sha256:$pb in .* was changed" || fail "changed policy blob: $out"
+note "a kept policy version changed on disk: verify names it"
 
 # ---- a real browser, no network at all
 command -v chromium >/dev/null || fail "chromium not installed (make deps)"
