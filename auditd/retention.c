@@ -55,9 +55,10 @@ retention_wanted(const struct audit_conf *c, const json_t *ev,
 	*keep = c->code_retention;
 	if (v == NULL)
 		return 0;
-	if (name == NULL || strcmp(name, "execution_started") != 0) {
+	if (name == NULL || (strcmp(name, "execution_started") != 0 &&
+	    strcmp(name, "code_execution") != 0)) {
 		snprintf(err, errlen, "field 'code_retention_min' is accepted "
-		    "only in execution_started");
+		    "only in execution_started and code_execution");
 		return -1;
 	}
 	s = json_string_value(v);
@@ -66,8 +67,8 @@ retention_wanted(const struct audit_conf *c, const json_t *ev,
 		    (enum audit_retention)r)) == 0)
 			break;
 	if (r > RETAIN_FULL) {
-		snprintf(err, errlen, "execution_started: code_retention_min: "
-		    "hash, sample or full");
+		snprintf(err, errlen, "%s: code_retention_min: hash, sample or "
+		    "full", name);
 		return -1;
 	}
 	if ((enum audit_retention)r > *keep)
@@ -131,6 +132,40 @@ policy_keep(json_t *ev, struct retained_code *out, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * A code_execution's stdout_sample and stderr_sample (the writer holds
+ * them to AUDIT_OUTPUT_SAMPLE_MAX): kept where the code would be kept at
+ * least as a sample, dropped otherwise; output_retention says which.
+ */
+static int
+output_keep(json_t *ev, enum audit_retention keep, char *err, size_t errlen)
+{
+	static const char *const keys[] = { "stdout_sample", "stderr_sample" };
+	const json_t	*v;
+	size_t		 i, sent = 0;
+
+	for (i = 0; i < nitems(keys); i++) {
+		if ((v = json_object_get(ev, keys[i])) == NULL)
+			continue;
+		if (!json_is_string(v) ||
+		    audit_json_size(v) > AUDIT_OUTPUT_SAMPLE_MAX) {
+			snprintf(err, errlen, "code_execution: %s must be a "
+			    "string of at most %d bytes", keys[i],
+			    AUDIT_OUTPUT_SAMPLE_MAX);
+			return -1;
+		}
+		sent++;
+		if (keep == RETAIN_HASH)
+			json_object_del(ev, keys[i]);
+	}
+	if (sent > 0 && json_object_set_new(ev, "output_retention",
+	    json_string(keep == RETAIN_HASH ? "none" : "sample")) == -1) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 void
 retention_free(struct retained_code *out)
 {
@@ -156,7 +191,7 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 	enum audit_retention keep;
 
 	static const char *const own[] = { "code_retention", "code_head",
-	    "code_tail", "code_sample_bytes", NULL };
+	    "code_tail", "code_sample_bytes", "output_retention", NULL };
 	size_t		 i;
 
 	memset(out, 0, sizeof(*out));
@@ -172,6 +207,9 @@ retention_apply(const struct audit_conf *c, json_t *ev,
 	    policy_keep(ev, out, err, errlen) == -1)
 		return -1;	/* the caller frees out */
 	if (retention_wanted(c, ev, name, &keep, err, errlen) == -1)
+		return -1;
+	if (name != NULL && strcmp(name, "code_execution") == 0 &&
+	    output_keep(ev, keep, err, errlen) == -1)
 		return -1;
 	if ((v = json_object_get(ev, "code")) == NULL) {
 		if (name != NULL && strcmp(name, "execution_started") == 0 &&

@@ -55,6 +55,12 @@ str(const json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+static int
+is(const char *s, const char *want)
+{
+	return s != NULL && want != NULL && strcmp(s, want) == 0;
+}
+
 static void
 esc(FILE *f, const char *s)
 {
@@ -411,6 +417,35 @@ code(FILE *f, const json_t *s, const json_t *d, const char *log_dir)
 		    "Only its hash was retained.");
 }
 
+/* What the log kept of the output: a sample of each stream, or nothing. */
+static void
+output_samples(FILE *f, const json_t *d)
+{
+	static const char *const streams[] = { "stdout", "stderr" };
+	char		 key[32];
+	const json_t	*v;
+	size_t		 i;
+
+	if (d == NULL)
+		return;
+	if (!is(str(d, "output_retention"), "sample")) {
+		fputs("<p>Output: only its size was retained.</p>\n", f);
+		return;
+	}
+	for (i = 0; i < nitems(streams); i++) {
+		snprintf(key, sizeof(key), "%s_sample", streams[i]);
+		if ((v = json_object_get(d, key)) == NULL || !json_is_string(v))
+			continue;
+		snprintf(key, sizeof(key), "%s_bytes", streams[i]);
+		fprintf(f, "<p>%s: a sample was retained, the first %zu bytes "
+		    "of ", streams[i], json_string_length(v));
+		report_esc_json(f, json_object_get(d, key), REPORT_CELL_MAX);
+		fputs(":</p>\n", f);
+		code_lines(f, json_string_value(v), json_string_length(v),
+		    NULL);
+	}
+}
+
 static void
 artifacts(FILE *f, const json_t *d, const json_t *deliv)
 {
@@ -476,6 +511,7 @@ call_detail(FILE *f, const json_t *c, size_t n, const json_t *sess,
 	row(f, "package index", d, "package_index");
 	fputs("</table>\n", f);
 	code(f, s, d, log_dir);
+	output_samples(f, d);
 	table(f, "pattern hits", json_object_get(r, "pattern_hits"), hit_cols,
 	    nitems(hit_cols));
 	table(f, "inputs", json_object_get(r, "inputs"), in_cols,
@@ -589,12 +625,6 @@ sess_get(json_t *by_id, json_t *order, const char *id)
 	json_object_set_new(by_id, id, s);
 	json_array_append(order, s);
 	return s;
-}
-
-static int
-is(const char *ev, const char *want)
-{
-	return ev != NULL && want != NULL && strcmp(ev, want) == 0;
 }
 
 /* The latest call of the session still without an end, of that code. */

@@ -117,6 +117,8 @@ audit_fit_call(json_t *ev)
 	audit_fit_list(ev, "inputs", AUDIT_INPUTS_BUDGET);
 	/* A refusal may come before the session a client named is looked up. */
 	audit_fit_string(ev, "session_id", AUDIT_NAME_MAX);
+	audit_fit_string(ev, "stdout_sample", AUDIT_OUTPUT_SAMPLE_MAX);
+	audit_fit_string(ev, "stderr_sample", AUDIT_OUTPUT_SAMPLE_MAX);
 	/* run_command's {command, args}; `mcp-exec run`'s command line. */
 	if (json_is_object(argv)) {
 		/* A copy of its own to cut: the call keeps its argv. */
@@ -126,6 +128,35 @@ audit_fit_call(json_t *ev)
 		audit_fit_list(argv, "args", AUDIT_ARGS_BUDGET);
 	} else
 		audit_fit_list(ev, "argv", AUDIT_ARGS_BUDGET);
+}
+
+/* The first AUDIT_OUTPUT_SAMPLE_MAX bytes of s at most, cut at a character,
+ * then to their budget in the record. */
+static void
+sample_set(json_t *ev, const char *key, const char *s)
+{
+	size_t	 n;
+	json_t	*v;
+
+	if (s == NULL)
+		return;
+	n = strnlen(s, AUDIT_OUTPUT_SAMPLE_MAX);
+	if (n == AUDIT_OUTPUT_SAMPLE_MAX)
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	if ((v = json_stringn(s, n)) == NULL)
+		return;		/* not UTF-8: capture_text makes it so */
+	json_object_set_new(ev, key, v);
+	audit_fit_string(ev, key, AUDIT_OUTPUT_SAMPLE_MAX);
+}
+
+void
+audit_output_sample(json_t *ev, const char *out, const char *err)
+{
+	if (ev == NULL)
+		return;
+	sample_set(ev, "stdout_sample", out);
+	sample_set(ev, "stderr_sample", err);
 }
 
 void

@@ -1,8 +1,9 @@
 /*
- * Tests for auditd/retention.c's policy texts: a policy_load's files
- * carry their content to auditd, which keeps each one only under the
- * hash its record names, within AUDIT_POLICY_KEEP_MAX, and never lets a
- * writer claim that a file was kept.
+ * Tests for auditd/retention.c's policy texts and output samples: a
+ * policy_load's files carry their content to auditd, which keeps each
+ * one only under the hash its record names, within AUDIT_POLICY_KEEP_MAX,
+ * and never lets a writer claim that a file was kept; a code_execution's
+ * output samples are kept only with the code.
  */
 #include "testutil.h"
 #include "audit_fit.h"
@@ -112,6 +113,40 @@ START_TEST(test_policy_content_over_budget_refused)
 }
 END_TEST
 
+/* Output samples go with the code's retention: dropped under hash, kept
+ * under sample (the profile's code_retention_min counts); and only
+ * auditd says which. */
+START_TEST(test_output_samples_follow_code_retention)
+{
+	struct audit_conf	 c;
+	struct retained_code	 rc;
+	char			 err[256];
+	json_t			*ev;
+
+	audit_conf_defaults(&c);	/* code.retention: hash */
+	ev = json_pack("{s:s, s:s, s:s}", "event", "code_execution",
+	    "stdout_sample", "secret\n", "stderr_sample", "");
+	ck_assert_int_eq(retention_apply(&c, ev, &rc, err, sizeof(err)), 0);
+	ck_assert_ptr_null(json_object_get(ev, "stdout_sample"));
+	ck_assert_ptr_null(json_object_get(ev, "stderr_sample"));
+	ck_assert_str_eq(json_string_value(json_object_get(ev,
+	    "output_retention")), "none");
+	json_decref(ev);
+	ev = json_pack("{s:s, s:s, s:s}", "event", "code_execution",
+	    "stdout_sample", "hi\n", "code_retention_min", "sample");
+	ck_assert_int_eq(retention_apply(&c, ev, &rc, err, sizeof(err)), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(ev,
+	    "stdout_sample")), "hi\n");
+	ck_assert_str_eq(json_string_value(json_object_get(ev,
+	    "output_retention")), "sample");
+	json_decref(ev);
+	ev = json_pack("{s:s, s:s}", "event", "code_execution",
+	    "output_retention", "sample");
+	ck_assert_int_eq(retention_apply(&c, ev, &rc, err, sizeof(err)), -1);
+	json_decref(ev);
+}
+END_TEST
+
 static Suite *
 retention_suite(void)
 {
@@ -122,6 +157,7 @@ retention_suite(void)
 	tcase_add_test(tc, test_policy_content_refused_when_hash_differs);
 	tcase_add_test(tc, test_policy_kept_is_not_a_writers_word);
 	tcase_add_test(tc, test_policy_content_over_budget_refused);
+	tcase_add_test(tc, test_output_samples_follow_code_retention);
 	suite_add_tcase(s, tc);
 	return s;
 }
