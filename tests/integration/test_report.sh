@@ -1,10 +1,12 @@
 #!/bin/bash
 # stockade audit report (issue 36): a page of real sessions (mcp-exec with
-# code retained, a pattern hit, hostile artifact names, 1 MiB of stdout),
-# with refusals, egress records and notes sent beside them; from the live
-# log, from an evidence bundle and from a tampered log, whose verdict names
-# the first bad record.  Each page is opened in headless Chromium with no
-# network at all: no console error, no request, the verdict on screen.
+# code and output samples retained, a pattern hit, a policy reload shown
+# as a diff, hostile artifact names, 1 MiB of stdout), with refusals,
+# egress records, notes and 10,000 more calls sent beside them; from the
+# live log, from an evidence bundle and from a tampered log, whose verdict
+# names the first bad record.  Each page is opened in headless Chromium
+# with no network at all: no console error, no request, the verdict on
+# screen; one is printed to PDF.
 . "$(dirname "$0")/lib.sh"
 
 PUB="$KEYS/checkpoint.pub"
@@ -43,6 +45,21 @@ mcp_call a 3 "{\"session_id\":\"$sid\",\"code\":\"import base64\\nexec(base64.b6
   printf '{"event":"egress_flow","session_id":"%s","protocol":"tcp","dst_ip":"198.51.100.9","dst_port":443,"rule":"allow[0]","name":"pypi.example","bytes_out":512,"bytes_in":4096,"packets_out":4,"packets_in":5}\n' "$sid"
   printf '{"event":"operator_note","principal":"officer","message":"<script>fetch(\\"http://192.0.2.1/\\")</script> checked"}\n'
 } | "$STOCKADE" audit send --socket "$SOCK" >/dev/null || fail "events refused"
+# 10,000 calls in one session, each with a hostile artifact name: the
+# page of everything must stay bounded and open.
+t0=$(date +%s%N)
+"$PY" - <<'PY' | "$STOCKADE" audit send --socket "$SOCK" >/dev/null || fail "10,000 calls refused"
+import json
+for i in range(10000):
+    print(json.dumps({"event": "code_execution", "principal": "bulk",
+        "session_id": "sess_many", "code_hash": "sha256:" + "%064x" % i,
+        "code_size": 10, "sandbox": {"runtime": "native"}, "limits": {},
+        "network": "none", "exit_code": i % 3, "duration_ms": i % 50,
+        "stdout_bytes": 1048576, "decision": "allow",
+        "artifacts": [{"name": "<script>alert(%d)</script>\u202e\u200b" % i,
+                       "sha256": "%064x" % i, "size": 1}]}))
+PY
+note "10,000 calls sent in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 exec {IN_a}>&-
 wait "$PID_a" 2>/dev/null
 stop_auditd		# a clean stop signs a final checkpoint
@@ -79,9 +96,10 @@ grep -q '<svg class=timeline' "$h" || fail "no timeline"
 [ "$(grep -o '<rect class="mark' "$h" | wc -l)" -ge 3 ] || fail "refusal, denial and flow not drawn"
 grep -q '<p>seccomp_sha256 <span class=hash>sha256:[0-9a-f]\{64\}<' "$h" || fail "no seccomp digest"
 grep -q "<p>nft_sha256 <span class=hash>sha256:$(printf 'cd%.0s' $(seq 32))<" "$h" || fail "no nftables digest"
-grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$h" &&
-	fail "live markup in the page: $(grep -io '<script[^>]*>\|<img[^>]*>' "$h" | head -3)"
-"$PY" - "$h" <<'PY' || fail "markup check (see above)"
+inert() {	# inert PAGE: no element or attribute that could run or fetch
+	grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$1" &&
+		fail "live markup in $1: $(grep -io '<script[^>]*>\|<img[^>]*>' "$1" | head -3)"
+	"$PY" - "$1" <<'PY' || fail "markup check of $1 (see above)"
 import html.parser, sys
 class P(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
@@ -90,10 +108,21 @@ class P(html.parser.HTMLParser):
             assert not k.startswith("on") and "javascript:" not in (v or ""), (tag, k, v)
 P().feed(open(sys.argv[1], encoding="utf-8").read())
 PY
+}
+inert "$h"
 rep "$LOG" --session "$sid" --pubkey "$PUB" -o "$T/live2.html" >/dev/null
 cmp -s "$T/live.html" "$T/live2.html" || fail "two renderings differ"
 note "live log: verified verdict and key id, retained code with its hit marked, hostile names inert, deterministic"
+t0=$(date +%s%N)
 rep "$LOG" --pubkey "$PUB" -o "$T/all.html" >/dev/null || fail "report of the whole log"
+note "the whole log (10,000 more calls): $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(wc -c <"$T/all.html") bytes"
+[ "$(wc -c <"$T/all.html")" -lt $((8 * 1024 * 1024)) ] || fail "10,000 calls: the page is not bounded"
+grep -q '9000 more calls not listed' "$T/all.html" || fail "10,000 calls: the table does not say what it left out"
+grep -q '9950 more calls are listed above but not shown in full' "$T/all.html" ||
+	fail "10,000 calls: the details do not say what they left out"
+grep -q 'The timeline draws the first 2000 calls' "$T/all.html" || fail "10,000 calls: the timeline is not bounded"
+grep -q '&lt;script&gt;alert(9)&lt;/script&gt;⟨U+202E⟩⟨U+200B⟩' "$T/all.html" || fail "10,000 calls: names not escaped"
+inert "$T/all.html"
 grep -q '<rect class="mark operator_note"' "$T/all.html" || fail "the note is not on a timeline"
 grep -q '&lt;script&gt;fetch(&quot;http://192.0.2.1/&quot;)&lt;/script&gt; checked' "$T/all.html" ||
 	fail "the operator note is not shown escaped"
@@ -196,5 +225,11 @@ t0=$(date +%s%N)
 browse "$T/live.html" live 'Verified: the chain is intact' intact
 browse "$T/bad.html" bad 'TAMPERED: the audit trail does not verify' tampered
 browse "$T/bundle.html" bundle 'bundle intact' intact
-note "chromium: $(( ($(date +%s%N) - t0) / 1000000 )) ms for three pages"
+browse "$T/all.html" all '9000 more calls not listed' intact
+# Printable: the documented way to a PDF (no --pdf: see docs/operations.md).
+chrome pdf --no-pdf-header-footer --print-to-pdf="$T/live.pdf" "file://$T/live.html" 2>"$T/pdf.log" ||
+	fail "print to PDF: $(tail -3 "$T/pdf.log")"
+[ "$(head -c 5 "$T/live.pdf")" = "%PDF-" ] || fail "print to PDF: no PDF"
+note "chromium: the live page prints to a $(wc -c <"$T/live.pdf") byte PDF"
+note "chromium: $(( ($(date +%s%N) - t0) / 1000000 )) ms for four pages and a PDF"
 [ -z "${REPORT_KEEP:-}" ] || cp "$T"/*.png "$T"/*.html "$REPORT_KEEP"/
