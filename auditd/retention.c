@@ -1,8 +1,9 @@
 /*
- * Code retention (retention.h).  The code comes from an authenticated but
- * untrusted writer: it is stored only under the hash it really has, and
- * only when the record says that hash, so a blob's name is always the
- * sha256 of its bytes and the chain covers it through the record.
+ * Code retention (retention.h).  The code and policy texts come from an
+ * authenticated but untrusted writer: each is stored only under the hash
+ * it really has, and only when the record says that hash, so a blob's
+ * name is always the sha256 of its bytes and the chain covers it through
+ * the record.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,9 @@
 /*
  * Code retention: what the log keeps of the code an execution_started
- * event carries (`code`), by rules/audit.yaml's code.retention.  The
- * writer sends the code whatever the policy; the daemon alone decides.
+ * event carries (`code`), by rules/audit.yaml's code.retention, and with
+ * it of a code_execution's output samples; and the policy texts a
+ * policy_load carries.  The writer sends them whatever the policy; the
+ * daemon alone decides.
  */
 #ifndef STOCKADE_RETENTION_H
 #define STOCKADE_RETENTION_H
@@ -26,13 +28,12 @@ struct retained_code {
  * adds code_retention (and code_head / code_tail for sample).  With full
  * retention out->data is the code to store before the record.  An event
  * without `code` is left as it is, except that execution_started must
- * carry it when the policy keeps more than the hash.  -1 with err when
- * the event is refused.
- */
-/*
- * Also takes each policy_load files[].content that hashes to its sha256
- * (AUDIT_POLICY_KEEP_MAX bytes in all) out of the record into the list,
- * marking the file kept: true.
+ * carry it when the policy keeps more than the hash.  A code_execution's
+ * stdout_sample / stderr_sample stay only where the code is kept at least
+ * as a sample (output_retention says which).  Each policy_load
+ * files[].content that hashes to its sha256 (AUDIT_POLICY_KEEP_MAX bytes
+ * in all) moves out of the record into out's list, the file marked kept.
+ * -1 with err when the event is refused; the caller frees out either way.
  */
 int	retention_apply(const struct audit_conf *, json_t *ev,
 	    struct retained_code *out, char *err, size_t errlen);

@@ -2,7 +2,8 @@
  * Holds what a sandbox or a client can grow in a record to a byte budget,
  * so that the record stays under stockade-auditd's limit and is kept (see
  * audit_fit.h).  The values are the writer's own jansson trees: their
- * strings are valid UTF-8, whoever chose them.
+ * strings are valid UTF-8, whoever chose them.  Policy texts are read
+ * from the files the writer itself just loaded and hashed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,8 +118,6 @@ audit_fit_call(json_t *ev)
 	audit_fit_list(ev, "inputs", AUDIT_INPUTS_BUDGET);
 	/* A refusal may come before the session a client named is looked up. */
 	audit_fit_string(ev, "session_id", AUDIT_NAME_MAX);
-	audit_fit_string(ev, "stdout_sample", AUDIT_OUTPUT_SAMPLE_MAX);
-	audit_fit_string(ev, "stderr_sample", AUDIT_OUTPUT_SAMPLE_MAX);
 	/* run_command's {command, args}; `mcp-exec run`'s command line. */
 	if (json_is_object(argv)) {
 		/* A copy of its own to cut: the call keeps its argv. */

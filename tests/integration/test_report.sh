@@ -122,6 +122,7 @@ grep -q '9950 more calls are listed above but not shown in full' "$T/all.html" |
 	fail "10,000 calls: the details do not say what they left out"
 grep -q 'The timeline draws the first 2000 calls' "$T/all.html" || fail "10,000 calls: the timeline is not bounded"
 grep -q '&lt;script&gt;alert(9)&lt;/script&gt;⟨U+202E⟩⟨U+200B⟩' "$T/all.html" || fail "10,000 calls: names not escaped"
+grep -q 'Output: only its size was retained' "$T/all.html" || fail "10,000 calls: no word on the output not kept"
 inert "$T/all.html"
 grep -q '<rect class="mark operator_note"' "$T/all.html" || fail "the note is not on a timeline"
 grep -q '&lt;script&gt;fetch(&quot;http://192.0.2.1/&quot;)&lt;/script&gt; checked' "$T/all.html" ||
