@@ -24,7 +24,7 @@
 #define AUDIT_INPUTS_BUDGET	(2 * 1024)	/* inputs */
 #define AUDIT_ARGS_BUDGET	(2 * 1024)	/* argv (its args) */
 #define AUDIT_NAME_MAX		256		/* argv.command */
-#define AUDIT_OUTPUT_SAMPLE_MAX	(2 * 1024)	/* stdout_sample, stderr_sample */
+#define AUDIT_OUTPUT_SAMPLE_MAX	1024	/* stdout_sample, stderr_sample */
 /* Bytes of policy file text one policy_load carries (files[].content),
  * all files together; auditd keeps them as blobs beside the log. */
 #define AUDIT_POLICY_KEEP_MAX	(256 * 1024)

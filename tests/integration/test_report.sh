@@ -83,9 +83,9 @@ grep -q 'PY-SHELL-001' "$h" || fail "pattern hit not listed"
 grep -q '&lt;script&gt;alert(1).txt' "$h" || fail "artifact name not escaped"
 grep -q 'invoice⟨U+202E⟩gnp.exe' "$h" || fail "bidi control not shown by name"
 grep -q 'a⟨U+200B⟩b.txt' "$h" || fail "zero-width space not shown by name"
-grep -q '<p>stdout: a sample was retained, the first 20[0-9][0-9] bytes of 1048577:</p>' "$h" ||
+grep -q '<p>stdout: a sample was retained, the first 10[0-9][0-9] bytes of 1048577:</p>' "$h" ||
 	fail "no stdout sample with its size"
-[ "$(grep -o 'AAAAAAAA*' "$h" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 2048 ] ||
+[ "$(grep -o 'AAAAAAAA*' "$h" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 1024 ] ||
 	fail "more than the sample of 1 MiB of stdout in the page"
 grep -q '<p>stdout: a sample was retained, the first 3 bytes of 3:</p>' "$h" ||
 	fail "call 1's output sample not shown"
