@@ -289,6 +289,22 @@ writer_append_own(struct writer *w, const char *event, json_t *fields)
 	unlock(w);
 }
 
+void
+writer_append_own_kept(struct writer *w, const char *event, json_t *fields,
+    struct retained_code *rc)
+{
+	struct retained_code	*b;
+
+	lock(w);
+	/* The blobs first: one the record then fails to join is harmless
+	 * (its name is its content), a record without its blob is not. */
+	for (b = rc; w->state == W_RUNNING && b != NULL; b = b->next)
+		if (b->data != NULL)
+			batch_add_blob(w, b);
+	append_own(w, event, fields);
+	unlock(w);
+}
+
 /*
  * Arms the time-based checkpoint for every_seconds after the last
  * checkpoint of any kind.  Measured from there, not from now, so that
