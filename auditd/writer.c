@@ -294,14 +294,16 @@ writer_append_own_kept(struct writer *w, const char *event, json_t *fields,
     struct retained_code *rc)
 {
 	struct retained_code	*b;
+	uint64_t		 seq;
 
 	lock(w);
-	/* The blobs first: one the record then fails to join is harmless
-	 * (its name is its content), a record without its blob is not. */
-	for (b = rc; w->state == W_RUNNING && b != NULL; b = b->next)
+	seq = w->chain.seq;
+	append_own(w, event, fields);
+	/* In the filling batch (the lock is still held), after the record
+	 * chose its file, as writer_append_code adds them. */
+	for (b = rc; w->chain.seq != seq && b != NULL; b = b->next)
 		if (b->data != NULL)
 			batch_add_blob(w, b);
-	append_own(w, event, fields);
 	unlock(w);
 }
 
