@@ -43,7 +43,9 @@ audit_retention_name(enum audit_retention r)
 size_t
 audit_frame_max(const struct audit_conf *c)
 {
-	size_t	 n = c->max_event_bytes + 6 * c->code_max_bytes;
+	/* Code and policy texts travel escaped: 6 bytes a byte at worst. */
+	size_t	 n = c->max_event_bytes + 6 * c->code_max_bytes +
+	    6 * AUDIT_POLICY_KEEP_MAX;
 
 	return n > FRAME_MAX ? FRAME_MAX : n;
 }

@@ -15,12 +15,14 @@
 
 #include <event2/event.h>
 
+#include "audit_fit.h"
 #include "config.h"
 #include "forward.h"
 #include "conf.h"
 #include "evbase.h"
 #include "log.h"
 #include "logdir.h"
+#include "retention.h"
 #include "server.h"
 #include "util.h"
 #include "version.h"
@@ -131,6 +133,38 @@ halted_cb(void *arg)
 	event_base_loopexit(d->base, NULL);
 }
 
+/*
+ * A good reload's record, with audit.yaml's text kept beside the log as
+ * the writers' policy texts are (retention_apply checks it the same way).
+ */
+static void
+own_policy_load(struct daemon *d, json_t *ev)
+{
+	struct retained_code	 rc;
+	json_t			*f;
+	char			 err[256];
+	size_t			 i;
+
+	memset(&rc, 0, sizeof(rc));
+	if (ev == NULL) {
+		writer_append_own(d->w, "policy_load", NULL);
+		return;
+	}
+	audit_policy_content(json_object_get(ev, "files"));
+	if (retention_apply(&d->conf, ev, &rc, err, sizeof(err)) == -1) {
+		/* The record goes without the text, never with it inline. */
+		log_warnx("audit.yaml's text not kept: %s", err);
+		retention_free(&rc);
+		json_array_foreach(json_object_get(ev, "files"), i, f) {
+			json_object_del(f, "content");
+			json_object_del(f, "kept");
+		}
+	}
+	json_object_del(ev, "event");
+	writer_append_own_kept(d->w, "policy_load", ev, &rc);
+	retention_free(&rc);
+}
+
 static void
 reload(struct daemon *d)
 {
@@ -164,9 +198,9 @@ reload(struct daemon *d)
 	server_reconfigure(d->srv, &c);
 	writer_reconfigure(d->w, &c);
 	files = json_pack("[{s:s, s:s}]", "path", c.path, "sha256", c.sha256);
-	writer_append_own(d->w, "policy_load", json_pack("{s:s, s:o, s:b, s:o}",
-	    "program", "stockade-auditd", "files", files, "ok", 1,
-	    "settings", settings_json(&c)));
+	own_policy_load(d, json_pack("{s:s, s:s, s:o, s:b, s:o}", "event",
+	    "policy_load", "program", "stockade-auditd", "files", files, "ok",
+	    1, "settings", settings_json(&c)));
 }
 
 /*

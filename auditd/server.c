@@ -356,8 +356,10 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
 		    payload, len);
 		return;
 	}
+	memset(&rc, 0, sizeof(rc));
 	if (event_validate(ev, err, sizeof(err)) == -1 ||
 	    retention_apply(&c->srv->conf, ev, &rc, err, sizeof(err)) == -1) {
+		retention_free(&rc);
 		reject(c, id, "invalid", err, payload, len);
 		return;
 	}
@@ -372,7 +374,7 @@ handle_append(struct client *c, json_t *msg, const json_t *id,
 	}
 	st = writer_append_code(c->srv->w, name, ev, &rc, &c->peer, want_sync,
 	    ack_done, a, &seq, hash);
-	free(rc.data);		/* NULL once the writer took it */
+	retention_free(&rc);	/* data NULL once the writer took it */
 	if (st == WRITER_OK && want_sync) {
 		c->refs++;
 		return;

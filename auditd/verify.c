@@ -221,55 +221,79 @@ check_offhost(struct verifier *v, const struct chain_line *cl)
 	return VERIFY_OK;
 }
 
+/* Blob hex must be in the folder of log file name, still hashing to it. */
+static enum verify_result
+check_one_blob(struct verifier *v, const char *name, unsigned long lineno,
+    uint64_t seq, const char *what, const char *hex)
+{
+	char	 dir[PATH_MAX];
+
+	if (blobstore_dir(v->dir, name, dir, sizeof(dir)) == -1)
+		return tampered(v, name, lineno, seq, "blob folder name too "
+		    "long");
+	switch (blobstore_check(dir, hex)) {
+	case BLOB_OK:
+		if (strcmp(what, "code") == 0)	/* verify counts code blobs */
+			v->r->blobs++;
+		return VERIFY_OK;
+	case BLOB_MISSING:
+		return tampered(v, name, lineno, seq, "%s blob sha256:%s is "
+		    "missing from %s", what, hex, dir);
+	case BLOB_CHANGED:
+		return tampered(v, name, lineno, seq, "%s blob sha256:%s in %s "
+		    "was changed: its bytes no longer hash to it", what, hex,
+		    dir);
+	default:
+		return tampered(v, name, lineno, seq, "%s blob sha256:%s in %s "
+		    "cannot be read: %s", what, hex, dir, strerror(errno));
+	}
+}
+
 /*
  * A record that says its code was kept in full names the blob by its
- * code_hash, so the chain covers the blob: it must be in the record's
- * file's folder and still hash to its name.
+ * code_hash, and a policy_load names each file it kept (kept: true) by
+ * its sha256, so the chain covers the blobs: each must be in the
+ * record's file's folder and still hash to its name.
  */
 static enum verify_result
 check_blob(struct verifier *v, const char *name, unsigned long lineno,
     const char *line, size_t ll, const struct chain_line *cl)
 {
 	static const char	 mark[] = "\"code_retention\":\"full\"";
+	static const char	 pmark[] = "\"kept\":true";
 	enum verify_result	 rv = VERIFY_OK;
 	const char		*hash, *kept;
-	char			 dir[PATH_MAX];
+	const json_t		*f;
 	json_t			*j;
+	size_t			 i;
 
-	if (v->dir == NULL || memmem(line, ll, mark, sizeof(mark) - 1) == NULL)
+	if (v->dir == NULL || (memmem(line, ll, mark, sizeof(mark) - 1) ==
+	    NULL && memmem(line, ll, pmark, sizeof(pmark) - 1) == NULL))
 		return VERIFY_OK;
 	j = line_json(line, ll);
 	hash = json_string_value(json_object_get(j, "code_hash"));
 	kept = json_string_value(json_object_get(j, "code_retention"));
-	if (kept == NULL || strcmp(kept, "full") != 0)
+	if (cl->eventlen == 11 && memcmp(cl->event, "policy_load", 11) == 0)
+		json_array_foreach(json_object_get(j, "files"), i, f) {
+			if (rv != VERIFY_OK ||
+			    !json_is_true(json_object_get(f, "kept")))
+				continue;
+			hash = json_string_value(json_object_get(f, "sha256"));
+			if (hash != NULL && strncmp(hash, "sha256:", 7) == 0)
+				hash += 7;
+			rv = !blobstore_hex_ok(hash) ? tampered(v, name, lineno,
+			    cl->seq, "policy file kept, but the record names "
+			    "no sha256") : check_one_blob(v, name, lineno,
+			    cl->seq, "policy", hash);
+		}
+	else if (kept == NULL || strcmp(kept, "full") != 0)
 		;	/* the mark sits inside some other field's value */
 	else if (hash == NULL || strncmp(hash, "sha256:", 7) != 0 ||
 	    !blobstore_hex_ok(hash + 7))
 		rv = tampered(v, name, lineno, cl->seq, "code kept in full, "
 		    "but the record names no code_hash");
-	else if (blobstore_dir(v->dir, name, dir, sizeof(dir)) == -1)
-		rv = tampered(v, name, lineno, cl->seq, "blob folder name too "
-		    "long");
-	else {
-		switch (blobstore_check(dir, hash + 7)) {
-		case BLOB_OK:
-			v->r->blobs++;
-			break;
-		case BLOB_MISSING:
-			rv = tampered(v, name, lineno, cl->seq, "code blob %s is "
-			    "missing from %s", hash, dir);
-			break;
-		case BLOB_CHANGED:
-			rv = tampered(v, name, lineno, cl->seq, "code blob %s in "
-			    "%s was changed: its bytes no longer hash to it",
-			    hash, dir);
-			break;
-		case BLOB_ERROR:
-			rv = tampered(v, name, lineno, cl->seq, "code blob %s in "
-			    "%s cannot be read: %s", hash, dir, strerror(errno));
-			break;
-		}
-	}
+	else
+		rv = check_one_blob(v, name, lineno, cl->seq, "code", hash + 7);
 	json_decref(j);
 	return rv;
 }

@@ -226,18 +226,22 @@ writer_append_code(struct writer *w, const char *event, const json_t *fields,
     writer_done_cb *done, void *arg, uint64_t *seq, uint8_t hash[SHA256_LEN])
 {
 	enum writer_status	 r;
+	struct retained_code	*b;
+	size_t			 bytes = 0;
 
 	if (rc != NULL && rc->data == NULL)
 		rc = NULL;
+	for (b = rc; b != NULL; b = b->next)	/* a policy_load's files */
+		bytes += b->len;
 	if (w->state != W_RUNNING)
 		return refusal(w);
 	lock(w);
 	if (fill_is_full(w) || (rc != NULL && w->fill->records > 0 &&
-	    w->fill->blob_bytes + rc->len > BATCH_BLOB_BYTES_MAX))
+	    w->fill->blob_bytes + bytes > BATCH_BLOB_BYTES_MAX))
 		r = WRITER_FULL;
 	else if ((r = append_record(w, event, fields, peer, 0)) == WRITER_OK) {
-		if (rc != NULL)
-			batch_add_blob(w, rc);
+		for (b = rc; b != NULL; b = b->next)
+			batch_add_blob(w, b);
 		/* Registered before unlocking: the batch may leave any time. */
 		if (sync)
 			batch_add_pending(w->fill, done, arg, w->chain.seq,
@@ -282,6 +286,24 @@ writer_append_own(struct writer *w, const char *event, json_t *fields)
 {
 	lock(w);
 	append_own(w, event, fields);
+	unlock(w);
+}
+
+void
+writer_append_own_kept(struct writer *w, const char *event, json_t *fields,
+    struct retained_code *rc)
+{
+	struct retained_code	*b;
+	uint64_t		 seq;
+
+	lock(w);
+	seq = w->chain.seq;
+	append_own(w, event, fields);
+	/* In the filling batch (the lock is still held), after the record
+	 * chose its file, as writer_append_code adds them. */
+	for (b = rc; w->chain.seq != seq && b != NULL; b = b->next)
+		if (b->data != NULL)
+			batch_add_blob(w, b);
 	unlock(w);
 }
 

@@ -63,6 +63,10 @@ enum writer_status writer_append_code(struct writer *, const char *event,
 /* The daemon's own events; fields are stolen.  Never refused for space. */
 void		 writer_append_own(struct writer *, const char *event,
 		    json_t *fields);
+/* The same, with blobs to store before it (its policy_load's texts;
+ * their data is taken). */
+void		 writer_append_own_kept(struct writer *, const char *event,
+		    json_t *fields, struct retained_code *);
 
 /* Records a signed checkpoint of the current head now. */
 void		 writer_checkpoint(struct writer *);

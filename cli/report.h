@@ -57,6 +57,11 @@ void	 report_esc_cap(FILE *, const char *s, size_t len, size_t cap);
  * at most cap bytes of it. */
 void	 report_esc_json(FILE *, const json_t *v, size_t cap);
 
+/* report_diff.c: the lines that differ between two texts, with some
+ * context, in a <pre>; bounded in work and in output. */
+void	 report_diff(FILE *, const char *old, size_t oldlen, const char *new,
+	    size_t newlen);
+
 /* report_svg.c: a session's timeline, calls as bars, events as marks. */
 void	 report_timeline(FILE *, const json_t *calls, const json_t *events);
 

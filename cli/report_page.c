@@ -30,6 +30,8 @@ static const char style[] =
 "pre{background:#f6f6f6;padding:4px;white-space:pre-wrap;"
 "word-break:break-all;max-height:30em;overflow:auto}"
 "mark{background:#fc6}.cut{color:#a40}"
+"del{background:#fdd;text-decoration:none}ins{background:#dfd;"
+"text-decoration:none}"
 ".verdict{padding:.8em;border:3px solid;margin-bottom:1em}"
 ".intact{border-color:#070;background:#efe}"
 ".unsigned{border-color:#a70;background:#ffe}"
@@ -51,6 +53,12 @@ static const char *
 str(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
+}
+
+static int
+is(const char *s, const char *want)
+{
+	return s != NULL && want != NULL && strcmp(s, want) == 0;
 }
 
 static void
@@ -181,34 +189,77 @@ verdict(FILE *f, const struct report_verdict *v)
 
 static void	code_lines(FILE *, const char *, size_t, const json_t *);
 
+/* hex without its "sha256:", when it has one. */
+static const char *
+bare_hex(const char *h)
+{
+	return h != NULL && strncmp(h, CODE_PREFIX, strlen(CODE_PREFIX)) == 0 ?
+	    h + strlen(CODE_PREFIX) : h;
+}
+
 /*
- * A policy file's text from the bundle, when it is there and still hashes
- * to what the load recorded (the bundle may be the tampered one).
+ * A policy file's text: the version auditd kept beside the log (a
+ * bundle carries those of its log files), else the bundle's copy of the
+ * file in force.  Only bytes that still hash to what the load recorded
+ * (the files may be the tampered ones).  0, caller frees *out.
+ */
+static int
+policy_read(const char *log_dir, const char *policy_dir, const char *hex,
+    char **out, size_t *len)
+{
+	char	 path[PATH_MAX], got[SHA256_HEX + 1];
+
+	if (!blobstore_hex_ok(hex))
+		return -1;
+	if (log_dir != NULL && blobstore_read(log_dir, hex, out, len) == 0)
+		return 0;
+	if (policy_dir == NULL || xsnprintf(path, sizeof(path), "%s/%s",
+	    policy_dir, hex) == -1 ||
+	    read_file(path, REPORT_POLICY_MAX, out, len) == -1)
+		return -1;
+	sha256_hex(*out, *len, got);
+	if (strcmp(got, hex) == 0)
+		return 0;
+	free(*out);
+	return -1;
+}
+
+/*
+ * What a file row shows of the text: in full where the file is first
+ * seen or added, a line diff where it changed (and the new text folded),
+ * nothing where it is the same; and says so when no copy was kept.
  */
 static void
-policy_text(FILE *f, const char *policy_dir, const char *hex)
+policy_text(FILE *f, const char *log_dir, const char *policy_dir,
+    const char *was, const char *now)
 {
-	char	 path[PATH_MAX], got[SHA256_HEX + 1], *data;
-	size_t	 len;
+	char	*a = NULL, *b = NULL;
+	size_t	 alen, blen;
+	int	 changed = was != NULL && strcmp(was, now) != 0;
 
-	if (policy_dir == NULL || !blobstore_hex_ok(hex) || xsnprintf(path,
-	    sizeof(path), "%s/%s", policy_dir, hex) == -1 ||
-	    read_file(path, REPORT_POLICY_MAX, &data, &len) == -1)
+	if (was != NULL && !changed)
 		return;
-	sha256_hex(data, len, got);
-	if (strcmp(got, hex) == 0) {
-		fputs("<details class=policy><summary>the file, from the "
-		    "bundle</summary>", f);
-		code_lines(f, data, len, NULL);
-		fputs("</details>", f);
+	if (policy_read(log_dir, policy_dir, now, &b, &blen) == -1) {
+		fputs("<br><span class=cut>its text was not kept</span>", f);
+		return;
 	}
-	free(data);
+	if (changed && policy_read(log_dir, policy_dir, was, &a, &alen) == 0) {
+		report_diff(f, a, alen, b, blen);
+		free(a);
+	} else if (changed)
+		fputs("<br><span class=cut>the version before was not kept: no "
+		    "diff</span>", f);
+	fputs("<details class=policy><summary>the file as loaded</summary>",
+	    f);
+	code_lines(f, b, blen, NULL);
+	fputs("</details>", f);
+	free(b);
 }
 
 /* The loads shown: per program the last before the selection, then all. */
 static void
 policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
-    const char *policy_dir)
+    const char *log_dir, const char *policy_dir)
 {
 	json_t		*before = json_object(), *prev = json_object();
 	const json_t	*l, *rec, *file, *old;
@@ -231,7 +282,7 @@ policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
 		    first && json_integer_value(json_object_get(before,
 		    prog)) != seq))
 			continue;
-		if (shown++ >= REPORT_LOADS_MAX) {
+		if (shown++ >= REPORT_LOADS_MAX || page_full(f)) {
 			fputs("<p class=cut>More loads not shown.</p>\n", f);
 			break;
 		}
@@ -243,7 +294,8 @@ policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
 		    "the load before</th></tr>\n", f);
 		old = json_object_get(prev, prog);
 		json_array_foreach(json_object_get(rec, "files"), j, file) {
-			const char *was = NULL, *now = str(file, "sha256");
+			const char *was = NULL;
+			const char *now = bare_hex(str(file, "sha256"));
 
 			path = str(file, "path");
 			if (old != NULL && path != NULL)
@@ -256,7 +308,8 @@ policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
 			    "first load shown" : was == NULL ? "added" :
 			    now != NULL && strcmp(was, now) == 0 ? "same" :
 			    "<strong>changed</strong>");
-			policy_text(f, policy_dir, now);
+			if (now != NULL)
+				policy_text(f, log_dir, policy_dir, was, now);
 			fputs("</td></tr>\n", f);
 		}
 		fputs("</table>\n", f);
@@ -268,7 +321,8 @@ policies(FILE *f, const json_t *loads, uint64_t first, uint64_t last,
 				if ((path = str(file, "path")) != NULL &&
 				    str(file, "sha256") != NULL)
 					json_object_set_new(m, path,
-					    json_string(str(file, "sha256")));
+					    json_string(bare_hex(str(file,
+					    "sha256"))));
 			json_object_set_new(prev, prog, m);
 		}
 	}
@@ -363,6 +417,35 @@ code(FILE *f, const json_t *s, const json_t *d, const char *log_dir)
 		    "Only its hash was retained.");
 }
 
+/* What the log kept of the output: a sample of each stream, or nothing. */
+static void
+output_samples(FILE *f, const json_t *d)
+{
+	static const char *const streams[] = { "stdout", "stderr" };
+	char		 key[32];
+	const json_t	*v;
+	size_t		 i;
+
+	if (d == NULL)
+		return;
+	if (!is(str(d, "output_retention"), "sample")) {
+		fputs("<p>Output: only its size was retained.</p>\n", f);
+		return;
+	}
+	for (i = 0; i < nitems(streams); i++) {
+		snprintf(key, sizeof(key), "%s_sample", streams[i]);
+		if ((v = json_object_get(d, key)) == NULL || !json_is_string(v))
+			continue;
+		snprintf(key, sizeof(key), "%s_bytes", streams[i]);
+		fprintf(f, "<p>%s: a sample was retained, the first %zu bytes "
+		    "of ", streams[i], json_string_length(v));
+		report_esc_json(f, json_object_get(d, key), REPORT_CELL_MAX);
+		fputs(":</p>\n", f);
+		code_lines(f, json_string_value(v), json_string_length(v),
+		    NULL);
+	}
+}
+
 static void
 artifacts(FILE *f, const json_t *d, const json_t *deliv)
 {
@@ -428,6 +511,7 @@ call_detail(FILE *f, const json_t *c, size_t n, const json_t *sess,
 	row(f, "package index", d, "package_index");
 	fputs("</table>\n", f);
 	code(f, s, d, log_dir);
+	output_samples(f, d);
 	table(f, "pattern hits", json_object_get(r, "pattern_hits"), hit_cols,
 	    nitems(hit_cols));
 	table(f, "inputs", json_object_get(r, "inputs"), in_cols,
@@ -543,12 +627,6 @@ sess_get(json_t *by_id, json_t *order, const char *id)
 	return s;
 }
 
-static int
-is(const char *ev, const char *want)
-{
-	return ev != NULL && want != NULL && strcmp(ev, want) == 0;
-}
-
 /* The latest call of the session still without an end, of that code. */
 static json_t *
 open_call(json_t *calls, const char *hash)
@@ -654,7 +732,7 @@ report_render(FILE *f, const struct report_verdict *v, const json_t *records,
 	fprintf(f, "<p id=selection>%zu record(s), seq %llu..%llu, in %zu "
 	    "session(s).</p>\n", n, (unsigned long long)first,
 	    (unsigned long long)last, json_array_size(order));
-	policies(f, loads, first, last, policy_dir);
+	policies(f, loads, first, last, log_dir, policy_dir);
 	json_array_foreach(order, i, s) {
 		if (i >= REPORT_SESSIONS_MAX || page_full(f)) {
 			fprintf(f, "<p class=cut>%zu more sessions not shown: "

@@ -2,13 +2,17 @@
  * Holds what a sandbox or a client can grow in a record to a byte budget,
  * so that the record stays under stockade-auditd's limit and is kept (see
  * audit_fit.h).  The values are the writer's own jansson trees: their
- * strings are valid UTF-8, whoever chose them.
+ * strings are valid UTF-8, whoever chose them.  Policy texts are read
+ * from the files the writer itself just loaded and hashed.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit_fit.h"
+#include "hash.h"
 #include "log.h"
+#include "util.h"
 
 #define AUDIT_KEY_MAX	64	/* a key with its _count or _truncated */
 
@@ -123,4 +127,60 @@ audit_fit_call(json_t *ev)
 		audit_fit_list(argv, "args", AUDIT_ARGS_BUDGET);
 	} else
 		audit_fit_list(ev, "argv", AUDIT_ARGS_BUDGET);
+}
+
+/* The first AUDIT_OUTPUT_SAMPLE_MAX bytes of s at most, cut at a character,
+ * then to their budget in the record. */
+static void
+sample_set(json_t *ev, const char *key, const char *s)
+{
+	size_t	 n;
+	json_t	*v;
+
+	if (s == NULL)
+		return;
+	n = strnlen(s, AUDIT_OUTPUT_SAMPLE_MAX);
+	if (n == AUDIT_OUTPUT_SAMPLE_MAX)
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	if ((v = json_stringn(s, n)) == NULL)
+		return;		/* not UTF-8: capture_text makes it so */
+	json_object_set_new(ev, key, v);
+	audit_fit_string(ev, key, AUDIT_OUTPUT_SAMPLE_MAX);
+}
+
+void
+audit_output_sample(json_t *ev, const char *out, const char *err)
+{
+	if (ev == NULL)
+		return;
+	sample_set(ev, "stdout_sample", out);
+	sample_set(ev, "stderr_sample", err);
+}
+
+void
+audit_policy_content(json_t *files)
+{
+	size_t		 i, len, left = AUDIT_POLICY_KEEP_MAX;
+	json_t		*f, *text;
+	const char	*path, *want;
+	char		 hex[SHA256_HEX + 1], *data;
+
+	json_array_foreach(files, i, f) {
+		path = json_string_value(json_object_get(f, "path"));
+		want = json_string_value(json_object_get(f, "sha256"));
+		if (path == NULL || want == NULL || left == 0 ||
+		    read_file(path, left, &data, &len) == -1)
+			continue;	/* gone, or too big: the hash stays */
+		if (strncmp(want, "sha256:", 7) == 0)
+			want += 7;
+		sha256_hex(data, len, hex);
+		/* Changed since the load, or no text: not this version. */
+		if (strcmp(hex, want) == 0 && memchr(data, '\0', len) == NULL &&
+		    (text = json_stringn(data, len)) != NULL) {
+			json_object_set_new(f, "content", text);
+			left -= len;
+		}
+		free(data);
+	}
 }

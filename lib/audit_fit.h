@@ -24,6 +24,10 @@
 #define AUDIT_INPUTS_BUDGET	(2 * 1024)	/* inputs */
 #define AUDIT_ARGS_BUDGET	(2 * 1024)	/* argv (its args) */
 #define AUDIT_NAME_MAX		256		/* argv.command */
+#define AUDIT_OUTPUT_SAMPLE_MAX	1024	/* stdout_sample, stderr_sample */
+/* Bytes of policy file text one policy_load carries (files[].content),
+ * all files together; auditd keeps them as blobs beside the log. */
+#define AUDIT_POLICY_KEEP_MAX	(256 * 1024)
 
 /* Bytes v takes in a record (compact, ASCII-escaped); 0 for NULL. */
 size_t	 audit_json_size(const json_t *v);
@@ -44,5 +48,19 @@ void	 audit_fit_string(json_t *obj, const char *key, size_t max);
  * grow to its budget: packages, artifacts, pattern_hits, inputs, argv.
  */
 void	 audit_fit_call(json_t *ev);
+/*
+ * Adds the first bytes of a call's stdout and stderr (as the client got
+ * them) to its code_execution as stdout_sample and stderr_sample, each
+ * within AUDIT_OUTPUT_SAMPLE_MAX record bytes; auditd keeps them only
+ * where code.retention (or the profile's) is sample or full.
+ */
+void	 audit_output_sample(json_t *ev, const char *out, const char *err);
+/*
+ * Adds content (the file's text) to each {path, sha256} of a policy_load's
+ * files while it still hashes to sha256, is UTF-8 and fits what is left
+ * of AUDIT_POLICY_KEEP_MAX: the audit side keeps each version loaded, so
+ * a report can show what changed between loads.
+ */
+void	 audit_policy_content(json_t *files);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "audit_client.h"
+#include "audit_fit.h"
 #include "hash.h"
 #include "conf.h"
 #include "log.h"
@@ -178,11 +179,14 @@ policy_load(const struct server_opts *o, struct server_policy *p)
 static void
 audit_load(struct server *srv, json_t *files, const char *error)
 {
-	json_t	*ev;
+	json_t	*ev, *kept;
 
+	/* A copy: the texts go to the log, not into the policy held. */
+	kept = files ? json_deep_copy(files) : json_array();
+	if (error == NULL)
+		audit_policy_content(kept);
 	ev = json_pack("{s:s, s:s, s:o, s:b}", "event", "policy_load",
-	    "program", "mcp-exec", "files", files ? json_incref(files) :
-	    json_array(), "ok", error == NULL);
+	    "program", "mcp-exec", "files", kept, "ok", error == NULL);
 	if (ev != NULL && error != NULL)
 		json_object_set_new(ev, "error", json_string(error));
 	server_audit(srv, ev);

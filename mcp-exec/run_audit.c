@@ -253,6 +253,13 @@ run_audit_result(struct run_audit *ra, const struct run_request *rq,
 			json_object_set(ev, "package_index",
 			    json_object_get(result, "package_index"));
 		}
+		/* Its output's first bytes, kept as execute_python's are. */
+		audit_output_sample(ev, json_string_value(json_object_get(
+		    result, "stdout")), json_string_value(json_object_get(
+		    result, "stderr")));
+		if (p->code_retention[0] != '\0')
+			json_object_set_new(ev, "code_retention_min",
+			    json_string(p->code_retention));
 		/* The sandbox wrote the workspace and the layer. */
 		audit_fit_call(ev);
 	}

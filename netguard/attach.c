@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit_fit.h"
 #include "conf.h"
 #include "flow.h"
 #include "flowlog.h"
@@ -554,6 +555,8 @@ ng_audit_policy_load(struct netguard *ng, const struct policy_set *set,
 	for (i = 0; set != NULL && i < set->npolicies; i++)
 		json_array_append_new(files, json_pack("{s:s, s:s}", "path",
 		    set->policies[i].path, "sha256", set->policies[i].sha256));
+	if (error == NULL)
+		audit_policy_content(files);
 	ev = json_pack("{s:s, s:s, s:o, s:b}", "event", "policy_load",
 	    "program", "netguard", "files", files, "ok", error == NULL);
 	if (error != NULL)

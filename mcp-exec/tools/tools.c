@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "audit_fit.h"
 #include "commands.h"
 #include "files.h"
 #include "hash.h"
@@ -195,6 +196,20 @@ inline_images(struct pycall *pc, const char *sid, json_t *content,
 	return content;
 }
 
+/*
+ * The first bytes of the output go along, with the profile's retention:
+ * stockade-auditd keeps them where code.retention (or the profile's) is
+ * sample or full, and drops them otherwise.
+ */
+static void
+output_sample(json_t *ev, const struct profile *p, const struct call_result *r)
+{
+	audit_output_sample(ev, r->stdout_text, r->stderr_text);
+	if (p->code_retention[0] != '\0')
+		json_object_set_new(ev, "code_retention_min",
+		    json_string(p->code_retention));
+}
+
 /* The call's code_execution record, naming the client (rq is alive). */
 static json_t *
 execution_record(struct pycall *pc, const struct call_result *r)
@@ -251,6 +266,7 @@ execution_record(struct pycall *pc, const struct call_result *r)
 		}
 		if (json_array_size(pc->inputs) > 0)
 			json_object_set(ev, "inputs", pc->inputs);
+		output_sample(ev, pc->prof, r);
 	}
 	return tool_with_client(pc->rq, ev);
 }

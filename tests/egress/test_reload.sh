@@ -33,6 +33,11 @@ policy flex L2 "$L2_ALLOW"
 sum=$(sha256sum "$R/network/flex.yaml" | cut -d' ' -f1)
 kill -HUP "$NG_PID"
 expect_event policy_load program=netguard ok=true "files~$sum"
+# The text of each version is kept beside the log (written before the
+# record), so a report can diff L3 against L2.
+kept=$(ls "$LOG"/blobs/*/"$sum" 2>/dev/null | head -1)
+[ -n "$kept" ] && cmp -s "$kept" "$R/network/flex.yaml" ||
+	fail "netguard's new policy text was not kept beside the log"
 for _ in $(seq 1 50); do has_table "$SB" inet netguard && break; sleep 0.1; done
 touch "$T/cut/go2" "$T/keep/go2"
 wait $cut $keep
@@ -44,7 +49,7 @@ expect_connect "$SB" ok allowed.test:80
 [ "$(net status --socket "$NG_SOCK" | "$PY" -c 'import json,sys
 print([a["level"] for a in json.load(sys.stdin)["attached"]])')" = "['L2']" ] ||
     fail "status after reload: $(net status --socket "$NG_SOCK")"
-note "SIGHUP L3 -> L2: the 198.51.100.20 flow is cut (rule policy), 203.0.113.10:7000 kept; policy_load has the new sha256"
+note "SIGHUP L3 -> L2: the 198.51.100.20 flow is cut (rule policy), 203.0.113.10:7000 kept; policy_load has the new sha256, its text kept"
 
 cp "$R/network/flex.yaml" "$T/flex.good"
 printf 'level: L9\nallow: [\n' >"$R/network/flex.yaml"

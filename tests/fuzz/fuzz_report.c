@@ -1,8 +1,10 @@
 /*
  * libFuzzer target for cli/report*.c: arbitrary bytes as audit log lines
- * (one JSON record each, as a tampered log may hold), rendered twice.
+ * (one JSON record each, as a tampered log may hold), rendered twice; and
+ * the same bytes cut in two as two versions of a policy file, diffed.
  * Every '<' on the page must open one of the report's own elements (no
- * record can add markup), and the same records give the same bytes.
+ * record or file can add markup), and the same records give the same
+ * bytes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -27,8 +29,26 @@ static const char *const fuzz_tags[] = {
 	"/caption>", "tr>", "/tr>", "th>", "/th>", "td>", "td ", "/td>",
 	"pre ", "/pre>", "mark>", "/mark>", "details ", "/details>",
 	"summary>", "/summary>", "svg ", "/svg>", "text ", "/text>",
-	"rect ", "/rect>", "title>", "/title>",
+	"rect ", "/rect>", "title>", "/title>", "br>", "del>", "/del>",
+	"ins>", "/ins>",
 };
+
+/* Traps unless every '<' in page opens one of the report's elements. */
+static void
+fuzz_check_tags(const char *page)
+{
+	const char	*lt;
+	size_t		 i;
+
+	for (lt = page; (lt = strchr(lt, '<')) != NULL; lt++) {
+		for (i = 0; i < nitems(fuzz_tags); i++)
+			if (strncmp(lt + 1, fuzz_tags[i],
+			    strlen(fuzz_tags[i])) == 0)
+				break;
+		if (i == nitems(fuzz_tags))
+			__builtin_trap();
+	}
+}
 
 static char *
 fuzz_render(const json_t *recs, const json_t *loads)
@@ -51,9 +71,10 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	json_t		*recs = json_array(), *loads = json_array(), *rec;
-	const char	*p = (const char *)data, *end = p + size, *nl, *lt;
+	const char	*p = (const char *)data, *end = p + size, *nl;
 	char		*a, *b;
-	size_t		 i;
+	size_t		 n = 0;
+	FILE		*f;
 
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
@@ -73,14 +94,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b = fuzz_render(recs, loads);
 	if (strcmp(a, b) != 0)
 		__builtin_trap();
-	for (lt = a; (lt = strchr(lt, '<')) != NULL; lt++) {
-		for (i = 0; i < nitems(fuzz_tags); i++)
-			if (strncmp(lt + 1, fuzz_tags[i],
-			    strlen(fuzz_tags[i])) == 0)
-				break;
-		if (i == nitems(fuzz_tags))
-			__builtin_trap();
-	}
+	fuzz_check_tags(a);
+	free(a);
+	a = NULL;
+	if ((f = open_memstream(&a, &n)) == NULL)
+		abort();
+	report_diff(f, (const char *)data, size / 2, (const char *)data +
+	    size / 2, size - size / 2);
+	fclose(f);
+	fuzz_check_tags(a);
 	free(a);
 	free(b);
 	json_decref(recs);

@@ -64,6 +64,8 @@ assert st["code_hash"] == ce["code_hash"] == want, (st, want)
 import re
 assert re.fullmatch(r"sha256:[0-9a-f]{64}", st.get("seccomp_sha256", "")), st
 assert ce["exit_code"] == 0 and ce["decision"] == "allow", ce
+# Output samples go along and, under hash retention, are dropped.
+assert ce["output_retention"] == "none" and "stdout_sample" not in ce, ce
 assert [a["name"] for a in ce["artifacts"]] == ["out.txt"], ce
 data = open(art, "rb").read()
 assert ad["how"] == "run_artifacts" and ad["artifact"] == "out.txt", ad

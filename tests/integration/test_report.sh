@@ -1,10 +1,12 @@
 #!/bin/bash
 # stockade audit report (issue 36): a page of real sessions (mcp-exec with
-# code retained, a pattern hit, hostile artifact names, 1 MiB of stdout),
-# with refusals, egress records and notes sent beside them; from the live
-# log, from an evidence bundle and from a tampered log, whose verdict names
-# the first bad record.  Each page is opened in headless Chromium with no
-# network at all: no console error, no request, the verdict on screen.
+# code and output samples retained, a pattern hit, a policy reload shown
+# as a diff, hostile artifact names, 1 MiB of stdout), with refusals,
+# egress records, notes and 10,000 more calls sent beside them; from the
+# live log, from an evidence bundle and from a tampered log, whose verdict
+# names the first bad record.  Each page is opened in headless Chromium
+# with no network at all: no console error, no request, the verdict on
+# screen; one is printed to PDF.
 . "$(dirname "$0")/lib.sh"
 
 PUB="$KEYS/checkpoint.pub"
@@ -18,6 +20,19 @@ mcp_call a 1 '{"code":"import os\nprint(\"hi\")\nos.system(\"true\")"}' |
 	grep -q '"isError":false' || fail "call 1 did not run"
 sid=$(sed -n 's/.*"session_id":"\(sess_[0-9a-f]*\)".*/\1/p' "$T/a.out" | head -1)
 [ -n "$sid" ] || fail "no session id"
+# A reload mid-session: auditd keeps each version of the rules files, so
+# the page can show what changed (the new line is markup, to be escaped).
+printf '# <script>alert(4)</script> reviewed\n' >>"$R/commands.yaml"
+n0=$(grep -c '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log)
+kill -HUP "$PID_a"
+for _ in $(seq 1 200); do
+	[ "$(grep -c '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log)" -gt "$n0" ] && break
+	sleep 0.05
+done
+grep '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	grep -q '"ok":true.*' || fail "no second policy_load after SIGHUP"
+grep '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	grep -q '"kept":true' || fail "the policy files were not kept: $(tail -c 400 "$LOG"/audit-*.log)"
 # Hostile names: markup, a javascript: URL, bidi and zero-width characters.
 mcp_call a 2 "{\"session_id\":\"$sid\",\"code\":\"for n in ['<script>alert(1).txt', 'javascript:alert(2)', 'invoice\\u202egnp.exe', 'a\\u200bb.txt']: open('/workspace/' + n, 'w').write('x')\\nprint('A' * 1048576)\"}" |
 	grep -q '"isError":false' || fail "call 2 did not run: $(tail -c 300 "$T/a.out")"
@@ -30,6 +45,21 @@ mcp_call a 3 "{\"session_id\":\"$sid\",\"code\":\"import base64\\nexec(base64.b6
   printf '{"event":"egress_flow","session_id":"%s","protocol":"tcp","dst_ip":"198.51.100.9","dst_port":443,"rule":"allow[0]","name":"pypi.example","bytes_out":512,"bytes_in":4096,"packets_out":4,"packets_in":5}\n' "$sid"
   printf '{"event":"operator_note","principal":"officer","message":"<script>fetch(\\"http://192.0.2.1/\\")</script> checked"}\n'
 } | "$STOCKADE" audit send --socket "$SOCK" >/dev/null || fail "events refused"
+# 10,000 calls in one session, each with a hostile artifact name: the
+# page of everything must stay bounded and open.
+t0=$(date +%s%N)
+"$PY" - <<'PY' | "$STOCKADE" audit send --socket "$SOCK" >/dev/null || fail "10,000 calls refused"
+import json
+for i in range(10000):
+    print(json.dumps({"event": "code_execution", "principal": "bulk",
+        "session_id": "sess_many", "code_hash": "sha256:" + "%064x" % i,
+        "code_size": 10, "sandbox": {"runtime": "native"}, "limits": {},
+        "network": "none", "exit_code": i % 3, "duration_ms": i % 50,
+        "stdout_bytes": 1048576, "decision": "allow",
+        "artifacts": [{"name": "<script>alert(%d)</script>\u202e\u200b" % i,
+                       "sha256": "%064x" % i, "size": 1}]}))
+PY
+note "10,000 calls sent in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 exec {IN_a}>&-
 wait "$PID_a" 2>/dev/null
 stop_auditd		# a clean stop signs a final checkpoint
@@ -44,12 +74,21 @@ grep -q 'class="verdict intact"' "$h" || fail "no intact verdict"
 grep -q 'complete up to the checkpoint at seq [0-9]*, which signs seq [0-9]*, key id <span class=hash>[0-9a-f]\{16\}' "$h" ||
 	fail "no covering checkpoint with its key id"
 grep -q "Retained in full" "$h" || fail "retained code not shown"
+grep -q '<td>.*/commands.yaml</td><td class=hash>[0-9a-f]\{64\}</td><td><strong>changed</strong><pre class=diff>' "$h" ||
+	fail "the reloaded file is not marked changed with a diff"
+grep -q '<ins>+ # &lt;script&gt;alert(4)&lt;/script&gt; reviewed</ins>' "$h" ||
+	fail "the diff does not show the added line escaped"
 grep -q '<mark>os.system(&quot;true&quot;)</mark>' "$h" || fail "the pattern hit line is not marked"
 grep -q 'PY-SHELL-001' "$h" || fail "pattern hit not listed"
 grep -q '&lt;script&gt;alert(1).txt' "$h" || fail "artifact name not escaped"
 grep -q 'invoice⟨U+202E⟩gnp.exe' "$h" || fail "bidi control not shown by name"
 grep -q 'a⟨U+200B⟩b.txt' "$h" || fail "zero-width space not shown by name"
-grep -q '1048577' "$h" || fail "stdout size not shown"
+grep -q '<p>stdout: a sample was retained, the first 10[0-9][0-9] bytes of 1048577:</p>' "$h" ||
+	fail "no stdout sample with its size"
+[ "$(grep -o 'AAAAAAAA*' "$h" | awk '{ n = length($0) > n ? length($0) : n } END { print n }')" -le 1024 ] ||
+	fail "more than the sample of 1 MiB of stdout in the page"
+grep -q '<p>stdout: a sample was retained, the first 3 bytes of 3:</p>' "$h" ||
+	fail "call 1's output sample not shown"
 grep -q '&lt;img src=x onerror=alert(3)&gt;' "$h" || fail "refusal detail not escaped"
 [ "$(grep -o '<td>PY-EXEC-001</td>' "$h" | wc -l)" -eq 2 ] || fail "the real pattern refusal is not listed"
 grep -q 'pypi.example' "$h" || fail "egress flow not listed"
@@ -57,9 +96,10 @@ grep -q '<svg class=timeline' "$h" || fail "no timeline"
 [ "$(grep -o '<rect class="mark' "$h" | wc -l)" -ge 3 ] || fail "refusal, denial and flow not drawn"
 grep -q '<p>seccomp_sha256 <span class=hash>sha256:[0-9a-f]\{64\}<' "$h" || fail "no seccomp digest"
 grep -q "<p>nft_sha256 <span class=hash>sha256:$(printf 'cd%.0s' $(seq 32))<" "$h" || fail "no nftables digest"
-grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$h" &&
-	fail "live markup in the page: $(grep -io '<script[^>]*>\|<img[^>]*>' "$h" | head -3)"
-"$PY" - "$h" <<'PY' || fail "markup check (see above)"
+inert() {	# inert PAGE: no element or attribute that could run or fetch
+	grep -qi '<script\|<img\|<iframe\|<link\|<object\|javascript:alert(2)\"' "$1" &&
+		fail "live markup in $1: $(grep -io '<script[^>]*>\|<img[^>]*>' "$1" | head -3)"
+	"$PY" - "$1" <<'PY' || fail "markup check of $1 (see above)"
 import html.parser, sys
 class P(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
@@ -68,10 +108,22 @@ class P(html.parser.HTMLParser):
             assert not k.startswith("on") and "javascript:" not in (v or ""), (tag, k, v)
 P().feed(open(sys.argv[1], encoding="utf-8").read())
 PY
+}
+inert "$h"
 rep "$LOG" --session "$sid" --pubkey "$PUB" -o "$T/live2.html" >/dev/null
 cmp -s "$T/live.html" "$T/live2.html" || fail "two renderings differ"
 note "live log: verified verdict and key id, retained code with its hit marked, hostile names inert, deterministic"
+t0=$(date +%s%N)
 rep "$LOG" --pubkey "$PUB" -o "$T/all.html" >/dev/null || fail "report of the whole log"
+note "the whole log (10,000 more calls): $(( ($(date +%s%N) - t0) / 1000000 )) ms, $(wc -c <"$T/all.html") bytes"
+[ "$(wc -c <"$T/all.html")" -lt $((8 * 1024 * 1024)) ] || fail "10,000 calls: the page is not bounded"
+grep -q '9000 more calls not listed' "$T/all.html" || fail "10,000 calls: the table does not say what it left out"
+grep -q '9950 more calls are listed above but not shown in full' "$T/all.html" ||
+	fail "10,000 calls: the details do not say what they left out"
+grep -q 'The timeline draws the first 2000 calls' "$T/all.html" || fail "10,000 calls: the timeline is not bounded"
+grep -q '&lt;script&gt;alert(9)&lt;/script&gt;⟨U+202E⟩⟨U+200B⟩' "$T/all.html" || fail "10,000 calls: names not escaped"
+grep -q 'Output: only its size was retained' "$T/all.html" || fail "10,000 calls: no word on the output not kept"
+inert "$T/all.html"
 grep -q '<rect class="mark operator_note"' "$T/all.html" || fail "the note is not on a timeline"
 grep -q '&lt;script&gt;fetch(&quot;http://192.0.2.1/&quot;)&lt;/script&gt; checked' "$T/all.html" ||
 	fail "the operator note is not shown escaped"
@@ -86,9 +138,11 @@ grep -q 'class="verdict intact"' "$T/bundle.html" || fail "bundle: no intact ver
 grep -q 'bundle intact' "$T/bundle.html" || fail "bundle: not bundle_verify's verdict"
 grep -q "session $sid" "$T/bundle.html" || fail "bundle: not the bundle's selection"
 grep -q "Retained in full" "$T/bundle.html" || fail "bundle: retained code not shown"
-grep -q '<summary>the file, from the bundle</summary><pre class=code># mcp-exec settings.' "$T/bundle.html" ||
+grep -q '<summary>the file as loaded</summary><pre class=code># mcp-exec settings.' "$T/bundle.html" ||
 	fail "bundle: the policy files in force are not shown"
-note "bundle: verified by bundle verification, the bundle's selection, code from its blobs"
+grep -q '<ins>+ # &lt;script&gt;alert(4)&lt;/script&gt; reviewed</ins>' "$T/bundle.html" ||
+	fail "bundle: no diff between the policy versions it carries"
+note "bundle: verified by bundle verification, the bundle's selection, code and policy versions from its blobs"
 
 # ---- a tampered log: one byte of call 1's record flipped
 cp -a "$LOG" "$T/bad"
@@ -102,6 +156,16 @@ grep -q 'the chain does not verify, so it proves nothing here' "$T/bad.html" ||
 	fail "a tampered log's checkpoint is presented as proof"
 grep -q "seq $seq:" "$T/bad.html" || fail "verdict does not name seq $seq: $(grep -o 'How: <code>[^<]*' "$T/bad.html")"
 note "tampered: exit 1, the verdict names seq $seq"
+# A kept policy version is under the chain's protection like code.
+cp -a "$LOG" "$T/bad2"
+pb=$(grep -h '"event":"policy_load".*"program":"mcp-exec"' "$LOG"/audit-*.log | tail -1 |
+	sed 's/.*"path":"[^"]*commands.yaml","sha256":"\([0-9a-f]*\)".*/\1/')
+pf=$(ls "$T"/bad2/blobs/*/"$pb" | head -1)
+[ -f "$pf" ] || fail "no kept blob $pb"
+echo '# forged' >>"$pf"
+out=$("$STOCKADE" audit verify "$T/bad2" --pubkey "$PUB" 2>&1) && fail "a changed policy blob verifies"
+echo "$out" | grep -q "policy blob sha256:$pb in .* was changed" || fail "changed policy blob: $out"
+note "a kept policy version changed on disk: verify names it"
 
 # ---- a real browser, no network at all
 command -v chromium >/dev/null || fail "chromium not installed (make deps)"
@@ -162,5 +226,11 @@ t0=$(date +%s%N)
 browse "$T/live.html" live 'Verified: the chain is intact' intact
 browse "$T/bad.html" bad 'TAMPERED: the audit trail does not verify' tampered
 browse "$T/bundle.html" bundle 'bundle intact' intact
-note "chromium: $(( ($(date +%s%N) - t0) / 1000000 )) ms for three pages"
+browse "$T/all.html" all '9000 more calls not listed' intact
+# Printable: the documented way to a PDF (no --pdf: see docs/operations.md).
+chrome pdf --no-pdf-header-footer --print-to-pdf="$T/live.pdf" "file://$T/live.html" 2>"$T/pdf.log" ||
+	fail "print to PDF: $(tail -3 "$T/pdf.log")"
+[ "$(head -c 5 "$T/live.pdf")" = "%PDF-" ] || fail "print to PDF: no PDF"
+note "chromium: the live page prints to a $(wc -c <"$T/live.pdf") byte PDF"
+note "chromium: $(( ($(date +%s%N) - t0) / 1000000 )) ms for four pages and a PDF"
 [ -z "${REPORT_KEEP:-}" ] || cp "$T"/*.png "$T"/*.html "$REPORT_KEEP"/

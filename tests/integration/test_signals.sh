@@ -17,6 +17,18 @@ kill -0 "$AUDITD_PID" || fail "bad reload killed the daemon"
 stop_auditd TERM || fail "exit status $?"
 grep -q '"event":"policy_load".*"ok":true' "$LOG"/audit-*.log || fail "good reload not audited"
 grep -q '"event":"policy_load".*"ok":false' "$LOG"/audit-*.log || fail "bad reload not audited"
+# The good audit.yaml's text is kept beside the log, as the writers' are.
+"$PY" - "$LOG" <<'EOF' || fail "the good audit.yaml's text was not kept (see above)"
+import glob, json, sys
+log = sys.argv[1]
+recs = [json.loads(l) for f in sorted(glob.glob(log + "/audit-*.log"))
+        for l in open(f).read().split("\0", 1)[0].splitlines()]
+good = [r for r in recs if r["event"] == "policy_load" and r["ok"]]
+f = good[0]["files"][0]
+assert f.get("kept") is True and "content" not in f, f
+blob = glob.glob(log + "/blobs/*/" + f["sha256"])
+assert blob and open(blob[0]).read() == "writers: [root]\ncheckpoint: {every_events: 7}\n", blob
+EOF
 # The record carries the error itself, file:line:column as printed.
 grep '"event":"policy_load".*"ok":false' "$LOG"/audit-*.log |
     grep -q "\"error\":\"$CONF:[0-9]*:[0-9]*: " ||

@@ -188,7 +188,7 @@ str_max(const char *c, size_t len)
 START_TEST(test_largest_record_within_the_limit)
 {
 	json_t	*ev, *client, *groups = json_array(), *l;
-	char	*art = repeat("\xc3\xa9", ARTIFACT_NAME_MAX / 2);
+	char	*art = repeat("\xc3\xa9", ARTIFACT_NAME_MAX / 2), *out;
 	size_t	 i;
 
 	for (i = 0; i < CLIENT_GROUPS_MAX; i++)
@@ -260,6 +260,12 @@ START_TEST(test_largest_record_within_the_limit)
 	    str_max("\xf0\x9f\x98\x80", 10000), "args", l = json_array()));
 	for (i = 0; i < 64; i++)
 		json_array_append_new(l, str_max("\x01", 4096));
+	/* Output samples of control characters, each escaped six-fold, and
+	 * the profile's retention that goes with them. */
+	out = repeat("\x01", 64 * 1024);
+	audit_output_sample(ev, out, out);
+	free(out);
+	json_object_set_new(ev, "code_retention_min", json_string("sample"));
 	/* tool_with_client's part: the lists are cut there. */
 	audit_fit_call(ev);
 	json_object_set_new(ev, "client", client);
@@ -276,6 +282,9 @@ START_TEST(test_largest_record_within_the_limit)
 	ck_assert(json_is_true(json_object_get(ev, "artifacts_truncated")));
 	ck_assert(json_is_true(json_object_get(ev, "pattern_hits_truncated")));
 	ck_assert(json_is_true(json_object_get(ev, "inputs_truncated")));
+	ck_assert(json_is_true(json_object_get(ev, "stdout_sample_truncated")));
+	ck_assert_uint_le(audit_json_size(json_object_get(ev,
+	    "stderr_sample")), AUDIT_OUTPUT_SAMPLE_MAX);
 	free(art);
 	json_decref(ev);
 }

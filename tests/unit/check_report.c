@@ -4,6 +4,8 @@
  * hostile records: inert, the same bytes twice, bounded at 10,000 calls
  * and 1 MiB strings.
  */
+#include <sys/stat.h>
+
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -311,6 +313,130 @@ START_TEST(test_render_policy_file_only_when_it_hashes)
 }
 END_TEST
 
+/* report_diff of two texts into a new string. */
+static char *
+diff(const char *a, const char *b)
+{
+	char	*buf = NULL;
+	size_t	 n = 0;
+	FILE	*f = open_memstream(&buf, &n);
+
+	ck_assert_ptr_nonnull(f);
+	report_diff(f, a, strlen(a), b, strlen(b));
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_diff_marks_changed_lines_escaped)
+{
+	char	*d = diff("a\nb\nc\nd\ne\nf\ng\nh\n",
+	    "a\nb\nc\nd\n<script>x\nf\ng\nh\nnew \xe2\x80\xae\n");
+
+	ck_assert_ptr_nonnull(strstr(d, "<del>- e</del>\n"
+	    "<ins>+ &lt;script&gt;x</ins>\n"));
+	ck_assert_ptr_nonnull(strstr(d, "<ins>+ new \u27e8U+202E\u27e9</ins>"));
+	/* Context: two lines around each change, the rest left out. */
+	ck_assert_ptr_nonnull(strstr(d, "  c\n  d\n<del>"));
+	ck_assert_ptr_null(strstr(d, "  b\n"));
+	ck_assert_ptr_nonnull(strstr(d, "\u2026"));
+	ck_assert_ptr_null(strstr(d, "<script"));
+	free(d);
+	d = diff("same\n", "same\n");
+	ck_assert_ptr_null(strstr(d, "<del>"));
+	ck_assert_ptr_null(strstr(d, "<ins>"));
+	free(d);
+}
+END_TEST
+
+/* Two 5,000-line texts with nothing in common: no 25M-cell table, said so;
+ * many small changes: the output stops at its bound. */
+START_TEST(test_diff_is_bounded)
+{
+	char	*a = malloc(5000 * 8 + 1), *b = malloc(5000 * 8 + 1), *d;
+	size_t	 i;
+
+	for (i = 0; i < 5000; i++) {
+		snprintf(a + i * 8, 9, "a%06zu\n", i);
+		snprintf(b + i * 8, 9, "b%06zu\n", i);
+	}
+	d = diff(a, b);
+	ck_assert_ptr_nonnull(strstr(d, "too many to diff here"));
+	ck_assert_uint_lt(strlen(d), 1024);
+	free(d);
+	for (i = 0; i < 1000; i++)	/* every other line changed */
+		b[i * 8] = i % 2 ? 'a' : 'b';
+	a[1000 * 8] = b[1000 * 8] = '\0';
+	d = diff(a, b);
+	ck_assert_ptr_nonnull(strstr(d, "the rest of the diff"));
+	ck_assert_uint_lt(strlen(d), 64 * 1024);
+	free(d);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* Two loads of one file: the versions auditd kept beside the log give a
+ * diff; a kept blob whose bytes changed is not shown. */
+START_TEST(test_render_policy_diff_from_kept_versions)
+{
+	struct report_verdict	 v = { REPORT_INTACT, "s", "", "src", "all",
+	    NULL, 0 };
+	static const char	 v1[] = "level: L0\nallow: []\nports: [443]\n";
+	static const char	 v2[] = "level: L2\nallow: [pypi.org]\n"
+	    "ports: [443]\n";
+	char			 dir[PATH_MAX], top[PATH_MAX], sub[PATH_MAX];
+	char			 path[PATH_MAX];
+	char			 h1[SHA256_HEX + 1], h2[SHA256_HEX + 1];
+	char			*buf = NULL;
+	size_t			 n = 0;
+	json_t			*recs = json_array(), *loads;
+	FILE			*f;
+
+	tu_tmpdir(dir, sizeof(dir));
+	sha256_hex(v1, strlen(v1), h1);
+	sha256_hex(v2, strlen(v2), h2);
+	tu_path(top, sizeof(top), dir, "blobs");
+	ck_assert_int_eq(mkdir(top, 0755), 0);
+	tu_path(sub, sizeof(sub), top, "audit-1.log");
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	tu_path(path, sizeof(path), sub, h1);
+	ck_assert_int_eq(write_file(path, v1), 0);
+	tu_path(path, sizeof(path), sub, h2);
+	ck_assert_int_eq(write_file(path, v2), 0);
+	loads = json_pack("[{s:i, s:{s:s, s:s, s:[{s:s, s:s, s:b}]}},"
+	    "{s:i, s:{s:s, s:s, s:[{s:s, s:s, s:b}]}}]",
+	    "seq", 1, "rec", "program", "netguard", "ts",
+	    "2026-12-04T10:00:00.000Z", "files", "path", "/n/web.yaml",
+	    "sha256", h1, "kept", 1,
+	    "seq", 3, "rec", "program", "netguard", "ts",
+	    "2026-12-04T10:00:02.000Z", "files", "path", "/n/web.yaml",
+	    "sha256", h2, "kept", 1);
+	json_array_append_new(recs, json_pack("{s:i, s:s, s:s}", "seq", 2,
+	    "ts", "2026-12-04T10:00:01.000Z", "event", "operator_note"));
+	json_array_append_new(recs, json_pack("{s:i, s:s, s:s}", "seq", 4,
+	    "ts", "2026-12-04T10:00:03.000Z", "event", "operator_note"));
+	f = open_memstream(&buf, &n);
+	ck_assert_int_eq(report_render(f, &v, recs, loads, dir, NULL), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "<del>- level: L0</del>\n"
+	    "<del>- allow: []</del>\n<ins>+ level: L2</ins>\n"
+	    "<ins>+ allow: [pypi.org]</ins>\n  ports: [443]\n"));
+	free(buf);
+	/* The older version's bytes changed: no diff against a forgery. */
+	tu_path(path, sizeof(path), sub, h1);
+	ck_assert_int_eq(write_file(path, "level: L3\n"), 0);
+	buf = NULL;
+	f = open_memstream(&buf, &n);
+	ck_assert_int_eq(report_render(f, &v, recs, loads, dir, NULL), 0);
+	fclose(f);
+	ck_assert_ptr_null(strstr(buf, "L3"));
+	ck_assert_ptr_nonnull(strstr(buf, "the version before was not kept"));
+	free(buf);
+	json_decref(loads);
+	json_decref(recs);
+}
+END_TEST
+
 static Suite *
 report_suite(void)
 {
@@ -321,6 +447,8 @@ report_suite(void)
 	tcase_add_test(tc, test_esc_bidi_and_zero_width_are_named);
 	tcase_add_test(tc, test_esc_controls_and_bad_bytes_are_named);
 	tcase_add_test(tc, test_esc_cap_cuts_on_a_character);
+	tcase_add_test(tc, test_diff_marks_changed_lines_escaped);
+	tcase_add_test(tc, test_diff_is_bounded);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("page");
 	tcase_set_timeout(tc, 120);
@@ -331,6 +459,7 @@ report_suite(void)
 	tcase_add_test(tc, test_render_code_of_empty_lines_stays_bounded);
 	tcase_add_test(tc, test_render_page_budget_stops_details);
 	tcase_add_test(tc, test_render_policy_file_only_when_it_hashes);
+	tcase_add_test(tc, test_render_policy_diff_from_kept_versions);
 	suite_add_tcase(s, tc);
 	return s;
 }

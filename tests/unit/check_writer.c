@@ -4,6 +4,7 @@
  */
 #include "testutil.h"
 #include "checkpoint.h"
+#include "retention.h"
 #include "verify.h"
 
 static void
@@ -233,6 +234,45 @@ START_TEST(test_rotation_keeps_files_near_limit)
 }
 END_TEST
 
+/*
+ * The daemon's own policy_load with its text kept: the blob goes to the
+ * folder of the file its record lands in, also when that record is the
+ * one that rotates to a new file; verify checks every one.
+ */
+START_TEST(test_own_kept_blob_follows_its_record_across_rotation)
+{
+	struct audit_conf	 c;
+	struct verify_report	 vr;
+	struct retained_code	 rc;
+	struct tu_run		 r;
+	char			 dir[PATH_MAX], text[64];
+	unsigned		 i;
+
+	setup(dir, sizeof(dir), &c);
+	c.max_file_bytes = 4096;
+	tu_start(&r, &c);
+	for (i = 0; i < 60; i++) {
+		ck_assert_int_eq(tu_append(&r, i), WRITER_OK);
+		tu_settle(&r, i + 1);
+		memset(&rc, 0, sizeof(rc));
+		snprintf(text, sizeof(text), "checkpoint: {every_events: %u}\n",
+		    i + 1);
+		sha256_hex(text, strlen(text), rc.hex);
+		rc.data = strdup(text);
+		rc.len = strlen(text);
+		writer_append_own_kept(r.w, "policy_load", json_pack("{s:s, "
+		    "s:[{s:s, s:s, s:b}], s:b}", "program", "stockade-auditd",
+		    "files", "path", "/etc/audit.yaml", "sha256", rc.hex, "kept",
+		    1, "ok", 1), &rc);
+		retention_free(&rc);
+		tu_drain(&r);
+	}
+	tu_stop(&r);
+	ck_assert_uint_ge(tu_nfiles(&c), 5);
+	ck_assert_int_eq(verify_log(&c, dir, &vr), VERIFY_OK);
+}
+END_TEST
+
 START_TEST(test_recovery_cuts_torn_tail_and_records_it)
 {
 	struct audit_conf	 c;
@@ -356,6 +396,7 @@ writer_suite(void)
 	tcase_add_test(tc, test_oversized_event_refused);
 	tcase_add_test(tc, test_checkpoint_every_n_events_and_offhost);
 	tcase_add_test(tc, test_rotation_keeps_files_near_limit);
+	tcase_add_test(tc, test_own_kept_blob_follows_its_record_across_rotation);
 	tcase_add_test(tc, test_recovery_cuts_torn_tail_and_records_it);
 	tcase_add_test(tc, test_recovery_refuses_chain_broken_mid_file);
 	tcase_add_test(tc, test_recovery_drops_empty_newest_file);
