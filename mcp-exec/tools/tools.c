@@ -4,9 +4,10 @@
  * a JSON-RPC error naming the field) and for value against the profile
  * and the pattern rules (a tool error); every refusal is audited.
  * Nothing runs unless its execution_started event is on disk (when audit
- * is required).  run_command is in command.c and the start both share in
- * exec.c: the same call's life (tools_int.h), split for length; the tool
- * port's calls are in request.c, the session tools in session_tools.c.
+ * is required).  run_command is in command.c, the checks both share in
+ * exec.c and their start in call_start.c: the same call's life
+ * (tools_int.h, pycall.h), split for length; the tool port's calls are in
+ * request.c, the session tools in session_tools.c.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,45 +26,12 @@
 #include "sessions/inflight.h"
 #include "sessions/persist.h"
 #include "sessions/session.h"
+#include "pycall.h"
 #include "tools.h"
 #include "tools_int.h"
 #include "utf8.h"
 #include "util.h"
 
-/* One execute_python call on its way. */
-struct pycall {
-	struct tool_req	*rq;
-	struct server	*srv;
-	struct call	*call;
-	char		 sid[SESSION_ID_MAX];
-	char		*code;		/* until it runs */
-	size_t		 code_len;
-	json_t		*progress_token;
-	uint64_t	 progress;
-	char		 principal[PRINCIPAL_MAX];
-	char		 code_hash[7 + SHA256_HEX + 1];
-	size_t		 code_size;
-	unsigned	 timeout_ms;
-	json_t		*hits;
-	const char	*tool;		/* execute_python or run_command */
-	const struct profile *prof;	/* the session's: it outlives the call */
-	json_t		*argv;		/* run_command's, for the audit */
-	json_t		*inputs;	/* staged files, for the audit */
-	int		 oneshot;	/* close the session afterwards */
-	int		 created;	/* the session was made for this call */
-	struct quota_bill bill;		/* charged when it ends */
-	int		 billed;	/* quota_call_begin was called */
-	uint64_t	 lease;		/* fleet concurrent_calls (fleet_quota.h) */
-	/* Its line in the in-flight journal: closed by its end's record. */
-	struct inflight	*inflight;
-	int		 unjournaled;	/* the journal could not be written */
-	/* The call's timeout bounds its wait for execution_started's ack:
-	 * past it the call is answered, refused, and gave_up set until the
-	 * ack (or its failure) comes and frees it. */
-	struct event	*audit_wait;
-	uint64_t	 t0;		/* mono ms, execution_started sent */
-	int		 gave_up;
-};
 
 /* ------------------------------------------------------------ helpers */
 
@@ -272,7 +240,7 @@ execution_record(struct pycall *pc, const struct call_result *r)
 }
 
 /* The call is over (or never ran): what it used is charged. */
-static void
+void
 pycall_bill(struct pycall *pc, const struct call_result *r)
 {
 	const json_t	*a;
@@ -296,7 +264,7 @@ pycall_bill(struct pycall *pc, const struct call_result *r)
 	persist_soon(pc->srv);
 }
 
-static void
+void
 pycall_free(struct pycall *pc)
 {
 	pycall_bill(pc, NULL);
@@ -342,8 +310,8 @@ close_later(struct pycall *pc, const char *sid)
 		free(d);
 }
 
-static void
-py_done(void *arg, const struct call_result *res)
+void
+pycall_done(void *arg, const struct call_result *res)
 {
 	struct pycall		*pc = arg;
 	struct call_result	 r = *res;
@@ -429,8 +397,8 @@ out:
 	pycall_free(pc);
 }
 
-static void
-py_progress(void *arg, int stream, const char *data, size_t len,
+void
+pycall_progress(void *arg, int stream, const char *data, size_t len,
     uint64_t total)
 {
 	struct pycall	*pc = arg;
@@ -448,8 +416,8 @@ py_progress(void *arg, int stream, const char *data, size_t len,
 	free(text);
 }
 
-static void
-py_cancel(struct tool_req *rq)
+void
+pycall_cancel(struct tool_req *rq)
 {
 	struct pycall	*pc = rq->arg;
 
@@ -458,262 +426,6 @@ py_cancel(struct tool_req *rq)
 }
 
 /* ------------------------------------------------------------ tools */
-
-/* A session made for a call that never ran goes with it: the client
- * never learnt its id, and it would count against the limits.  reason:
- * its session_closed's, "not run" unless the session itself failed. */
-static void
-not_run_close(struct pycall *pc, struct session *s, const char *reason)
-{
-	if ((pc->oneshot || pc->created) && s != NULL)
-		session_close(s, reason);
-}
-
-/*
- * The end of an execution whose code never ran: execution_started was
- * sent (and may be on disk), so a call_refused saying why follows it,
- * whatever the reason, and closes its line in the in-flight journal.
- */
-static void
-not_run_record(struct pycall *pc, const char *reason)
-{
-	inflight_end(pc->srv, pc->inflight, tool_with_client(pc->rq, json_pack(
-	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "event",
-	    "call_refused", "principal", pc->principal, "reason", reason,
-	    "tool", pc->tool, "severity", "info", "session_id", pc->sid,
-	    "code_hash", pc->code_hash, "code_size",
-	    (json_int_t)pc->code_size)));
-	pc->inflight = NULL;
-}
-
-/*
- * The code does not run: the refusal on the record, the session held for
- * it let go (and one made for this call closed), the client answered with
- * err unless it cancelled, pc freed unless it still awaits the ack.
- */
-static void
-not_run(struct pycall *pc, struct session *s, const char *err,
-    const char *reason, enum count_outcome outcome)
-{
-	struct server	*srv = pc->srv;
-	int		 cancelled = pc->rq->cancelled;
-
-	not_run_record(pc, cancelled ? "cancelled before it ran" : err);
-	counters_call(&srv->counters, pc->tool, cancelled ? COUNT_CANCELLED :
-	    outcome);
-	pycall_bill(pc, NULL);
-	/* The reply leaves at once (stdio): the session goes first, so that
-	 * nothing of it is left once the client has the answer. */
-	if (cancelled) {
-		tool_drop(pc->rq);	/* no answer */
-		not_run_close(pc, s, reason);
-	} else {
-		not_run_close(pc, s, reason);
-		tool_error(pc->rq, "%s", err);
-	}
-	pc->rq = NULL;
-	if (!pc->gave_up)
-		pycall_free(pc);
-}
-
-/*
- * The call's timeout passed before execution_started's ack: the client's
- * deadline is the call's, so it is answered now; the ack, when it comes,
- * only frees pc (py_started).
- */
-static void
-audit_wait_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	struct pycall	*pc = arg;
-	struct session	*s;
-	char		 err[ERR_MAX];
-
-	if ((s = session_find(pc->srv, pc->sid, pc->principal)) != NULL)
-		session_hold(s, 0);
-	snprintf(err, sizeof(err), "not run: stockade-auditd did not "
-	    "acknowledge execution_started within the call's timeout "
-	    "(%u ms)", pc->timeout_ms);
-	pc->gave_up = 1;
-	not_run(pc, s, err, "not run", COUNT_REFUSED);
-}
-
-/*
- * execution_started is on disk (or could not be written): the code runs
- * now, unless the audit is required and failed, the call was cancelled
- * meanwhile, or the session went away; each of those is recorded.  The
- * code gets what is left of the call's timeout.
- */
-static void
-py_started(void *arg, int audited, const char *audit_err)
-{
-	struct pycall		*pc = arg;
-	struct server		*srv = pc->srv;
-	struct call_hooks	 hooks;
-	struct session		*s;
-	char			 err[ERR_MAX];
-	uint64_t		 waited;
-
-	if (pc->gave_up) {
-		pycall_free(pc);	/* answered and recorded already */
-		return;
-	}
-	if (pc->audit_wait != NULL)
-		evtimer_del(pc->audit_wait);
-	if ((s = session_find(srv, pc->sid, pc->principal)) != NULL)
-		session_hold(s, 0);
-	if (!audited)
-		tool_log(pc->rq, "error", json_pack("{s:s, s:s}",
-		    "message", server_audit_required(srv) ? "the audit trail is "
-		    "unavailable: no code runs" : "the audit trail is "
-		    "unavailable: code runs unaudited (audit_required: false)",
-		    "error", audit_err));
-	waited = mono_ms() - pc->t0;
-	if (!audited && server_audit_required(srv)) {
-		snprintf(err, sizeof(err), "not run: the audit trail is "
-		    "unavailable (%s)", audit_err);
-		not_run(pc, s, err, "not run", COUNT_REFUSED);
-		return;
-	}
-	if (pc->unjournaled && server_audit_required(srv)) {
-		snprintf(err, sizeof(err), "not run: the in-flight journal in "
-		    "state_dir could not be written");
-		not_run(pc, s, err, "not run", COUNT_REFUSED);
-		return;
-	}
-	if (pc->rq->cancelled || s == NULL || srv->stopping ||
-	    waited >= pc->timeout_ms) {
-		snprintf(err, sizeof(err), waited >= pc->timeout_ms ? "not "
-		    "run: the call's timeout (%u ms) passed while its "
-		    "execution_started was written" : srv->stopping ? "not run: "
-		    "mcp-exec is stopping" : "session not found",
-		    pc->timeout_ms);
-		not_run(pc, s, err, "not run", COUNT_ERROR);
-		return;
-	}
-	hooks.progress = py_progress;
-	hooks.done = py_done;
-	hooks.arg = pc;
-	/* Only a quota bills CPU: without one no counter is read. */
-	hooks.cpu = pc->billed && pc->bill.n > 0;
-	pc->call = session_exec(s, pc->code, pc->code_len,
-	    pc->timeout_ms - (unsigned)waited, &hooks, err, sizeof(err));
-	free(pc->code);
-	pc->code = NULL;
-	if (pc->call != NULL) {
-		inflight_ran(srv, pc->inflight);
-		return;
-	}
-	/* A session whose start failed ends with why (and one made for this
-	 * call whose exec failed). */
-	not_run(pc, s, err, err, COUNT_ERROR);
-}
-
-/* The quota decision that let the call start, for execution_started. */
-static json_t *
-bill_subjects(struct pycall *pc)
-{
-	json_t		*a = json_array();
-	unsigned	 i;
-
-	for (i = 0; pc->billed && i < pc->bill.n; i++)
-		json_array_append_new(a, json_string(pc->bill.a[i].subject));
-	return a;
-}
-
-/* Adds the subjects whose quotas were checked (ev may be NULL). */
-static json_t *
-with_quota(json_t *ev, json_t *subjects)
-{
-	if (ev != NULL && json_array_size(subjects) > 0)
-		json_object_set(ev, "quota_checked", subjects);
-	json_decref(subjects);
-	return ev;
-}
-
-/*
- * Audits execution_started, to be on disk before the code runs; the call
- * starts in py_started and is answered from py_done.  Meanwhile the
- * session is held and the request can be cancelled.  Takes hits and argv.
- */
-void
-start_call(struct tool_req *rq, struct session *s,
-    const char *code, size_t len, unsigned timeout, const json_t *token,
-    json_t *hits, const char *tool, json_t *argv, json_t *inputs, int oneshot,
-    int created, struct call_grant *cg)
-{
-	const struct quota_bill	*bill = cg != NULL ? &cg->bill : NULL;
-	struct server		*srv = rq->srv;
-	struct pycall		*pc;
-	struct timeval		 tv;
-	char			 err[ERR_MAX];
-	json_t			*ev;
-
-	pc = xcalloc(1, sizeof(*pc));
-	pc->srv = srv;
-	pc->hits = hits ? hits : json_array();
-	pc->argv = argv;
-	pc->inputs = inputs;
-	pc->tool = tool;
-	pc->prof = session_profile(s);
-	pc->oneshot = oneshot;
-	pc->created = created;
-	pc->timeout_ms = timeout;
-	pc->code = xmalloc(len + 1);
-	memcpy(pc->code, code, len);
-	pc->code[len] = '\0';
-	pc->code_len = pc->code_size = len;
-	snprintf(pc->sid, sizeof(pc->sid), "%s", session_id(s));
-	snprintf(pc->principal, sizeof(pc->principal), "%s", rq->principal);
-	memcpy(pc->code_hash, "sha256:", 7);
-	sha256_hex(code, len, pc->code_hash + 7);
-	pc->progress_token = token ? json_deep_copy(token) : NULL;
-	pc->rq = rq;
-	rq->cancel = py_cancel;
-	rq->arg = pc;
-	session_hold(s, 1);
-	/* In flight from here: it counts against concurrent_calls and
-	 * calls_per_minute until pycall_bill. */
-	if (bill != NULL && srv->quota != NULL) {
-		pc->bill = *bill;
-		pc->billed = 1;
-		pc->lease = cg->lease;	/* released with the bill */
-		cg->lease = 0;
-		quota_call_begin(srv->quota, &pc->bill);
-		persist_soon(srv);	/* status: what runs now, soon */
-	}
-	/* The code goes along: stockade-auditd keeps what code.retention says
-	 * (hash, sample or the whole code, stored before this is acked). */
-	ev = json_pack("{s:s, s:s, s:s, s:s, s:I, s:O, s:s, s:s%}", "event",
-	    "execution_started", "principal", rq->principal, "session_id",
-	    pc->sid, "code_hash", pc->code_hash, "code_size", (json_int_t)len,
-	    "pattern_hits", pc->hits, "tool", tool, "code", code, len);
-	/* Which inputs the code saw, by hash, before it runs. */
-	if (ev != NULL && json_array_size(inputs) > 0)
-		json_object_set(ev, "inputs", inputs);
-	/* The profile may ask the log to keep more of the code, never less. */
-	if (ev != NULL && pc->prof->code_retention[0] != '\0')
-		json_object_set_new(ev, "code_retention_min",
-		    json_string(pc->prof->code_retention));
-	pc->t0 = mono_ms();
-	if (server_audit_sync(srv, with_quota(tool_with_client(rq, ev),
-	    bill_subjects(pc)), py_started, pc, err, sizeof(err)) == -1) {
-		py_started(pc, 0, err);
-		return;
-	}
-	/* Sent: its end is owed from now, even if this server dies first
-	 * (the ack cannot come before the loop's next turn). */
-	pc->inflight = inflight_begin(srv, tool_with_trace(rq, json_pack(
-	    "{s:s, s:s, s:s, s:I, s:s, s:s}", "principal", rq->principal,
-	    "session_id", pc->sid, "code_hash", pc->code_hash, "code_size",
-	    (json_int_t)len, "tool", tool, "request", rq->request_id)));
-	pc->unjournaled = pc->inflight == NULL;
-	tv.tv_sec = timeout / 1000;
-	tv.tv_usec = (timeout % 1000) * 1000;
-	if ((pc->audit_wait = evtimer_new(srv->base, audit_wait_cb, pc)) ==
-	    NULL || evtimer_add(pc->audit_wait, &tv) == -1)
-		fatalx("audit wait timer");
-	server_poll(srv, 0);	/* its ack: about one fdatasync from now */
-}
 
 static void
 execute_python(struct tool_req *rq, const json_t *args,
