@@ -124,6 +124,9 @@ audit_verify(int argc, char *argv[])
 	char			 err[512];
 	int			 ch, bundle = 0;
 
+	for (ch = 1; ch < argc && strcmp(argv[ch], "--") != 0; ch++)
+		if (strcmp(argv[ch], "--fleet") == 0)
+			return audit_verify_fleet(argc, argv);
 	memset(&o, 0, sizeof(o));
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {

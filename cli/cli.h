@@ -15,6 +15,8 @@ int	cmd_rules(int argc, char *argv[]);
 int	cmd_status(int argc, char *argv[]);
 /* `stockade audit evidence` (cli/evidence.c); argv[0] is "evidence". */
 int	audit_evidence(int argc, char *argv[]);
+/* `stockade audit verify --fleet` (cli/fleet_verify.c); argv[0] is "verify". */
+int	audit_verify_fleet(int argc, char *argv[]);
 /* `stockade audit report` (cli/report.c); argv[0] is "report". */
 int	audit_report(int argc, char *argv[]);
 
