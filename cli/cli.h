@@ -6,6 +6,9 @@
 #ifndef STOCKADE_CLI_H
 #define STOCKADE_CLI_H
 
+#include <stddef.h>
+#include <openssl/evp.h>
+
 #define EXIT_NEGATIVE	1
 #define EXIT_USAGE	2
 
@@ -17,6 +20,10 @@ int	cmd_status(int argc, char *argv[]);
 int	audit_evidence(int argc, char *argv[]);
 /* `stockade audit verify --fleet` (cli/fleet_verify.c); argv[0] is "verify". */
 int	audit_verify_fleet(int argc, char *argv[]);
+/* `stockade audit verify --bundle PATH` (cli/audit.c), with the public
+ * keys of a fleet bundle's nodes (nkeys 0: each bundle's own). */
+int	audit_verify_bundle(const char *path, EVP_PKEY *const *keys,
+	    size_t nkeys);
 /* `stockade audit report` (cli/report.c); argv[0] is "report". */
 int	audit_report(int argc, char *argv[]);
 

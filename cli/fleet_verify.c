@@ -27,7 +27,9 @@ fleet_usage(void)
 	fprintf(stderr, "usage: stockade audit verify --fleet --witness DIR|FILE "
 	    "[--witness ...]\n"
 	    "                           [--pubkey FILE ...] [--json] "
-	    "NODE-LOG-DIR ...\n");
+	    "NODE-LOG-DIR ...\n"
+	    "       stockade audit verify --fleet --bundle DIR|TAR "
+	    "[--pubkey FILE ...]\n");
 	return EXIT_USAGE;
 }
 
@@ -215,6 +217,7 @@ audit_verify_fleet(int argc, char *argv[])
 		{ "witness", required_argument, NULL, 'w' },
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "bundle", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct witness	 w;
@@ -223,7 +226,7 @@ audit_verify_fleet(int argc, char *argv[])
 	size_t		 nkeys = 0, nw = 0, i;
 	json_t		*nodes = NULL, *top;
 	char		 err[PATH_MAX + 512];
-	int		 ch, json = 0, bad, rv = EXIT_USAGE;
+	int		 ch, json = 0, bundle = 0, bad, rv = EXIT_USAGE;
 
 	witness_init(&w);
 	optind = 1;
@@ -249,9 +252,19 @@ audit_verify_fleet(int argc, char *argv[])
 		case 'j':
 			json = 1;
 			break;
+		case 'b':
+			bundle = 1;
+			break;
 		default:
 			goto usage;
 		}
+	}
+	if (bundle) {
+		/* A fleet bundle, its nodes' bundles checked with their keys. */
+		if (nw > 0 || json || optind != argc - 1)
+			goto usage;
+		rv = audit_verify_bundle(argv[optind], keys, nkeys);
+		goto out;
 	}
 	if (nw == 0)
 		goto usage;
