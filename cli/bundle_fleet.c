@@ -15,7 +15,6 @@
 #include "bundle.h"
 #include "checkpoint.h"
 #include "fleet.h"
-#include "logdir.h"
 #include "util.h"
 #include "witness.h"
 
@@ -28,35 +27,22 @@ static void
 log_node(const char *dir, char node[CHECKPOINT_NODE_MAX],
     char kid[KEY_ID_HEX + 1])
 {
-	struct logfile		*files = NULL;
 	struct checkpoint	 cp;
-	char			 path[PATH_MAX], *data = NULL, *p, *end;
 	const char		*why;
-	size_t			 n = 0, len;
-	json_t			*j;
+	char			*data;
+	size_t			 len;
+	json_t			*j = NULL;
 
 	node[0] = kid[0] = '\0';
-	if (logdir_list(dir, &files, &n) == -1 || n == 0 ||
-	    xsnprintf(path, sizeof(path), "%s/%s", dir, files[n - 1].name) ==
-	    -1 || read_file(path, BUNDLE_FILE_MAX, &data, &len) == -1)
-		goto out;
-	for (end = data + len; end > data; end = p) {
-		p = memrchr(data, '\n', (size_t)(end - data - 1));
-		p = p != NULL ? p + 1 : data;
-		if (memmem(p, (size_t)(end - p), "\"event\":\"checkpoint\"", 20) ==
-		    NULL)
-			continue;
-		if ((j = json_loadb(p, (size_t)(end - p), 0, NULL)) != NULL &&
-		    checkpoint_from_record(j, &cp, &why) == 0) {
-			memcpy(node, cp.node, CHECKPOINT_NODE_MAX);
-			memcpy(kid, cp.key_id, KEY_ID_HEX + 1);
-		}
-		json_decref(j);
-		break;
+	if (fleet_newest(dir, &data, &len) == -1)
+		return;
+	if (fleet_last_line(data, len, "\"event\":\"checkpoint\"", &j) == 0 &&
+	    checkpoint_from_record(j, &cp, &why) == 0) {
+		memcpy(node, cp.node, CHECKPOINT_NODE_MAX);
+		memcpy(kid, cp.key_id, KEY_ID_HEX + 1);
 	}
-out:
+	json_decref(j);
 	free(data);
-	free(files);
 }
 
 /* The public key file among pubs whose key id is kid (or the only one). */

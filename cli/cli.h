@@ -16,6 +16,7 @@ int	cmd_audit(int argc, char *argv[]);
 int	cmd_net(int argc, char *argv[]);
 int	cmd_rules(int argc, char *argv[]);
 int	cmd_status(int argc, char *argv[]);
+int	cmd_fleet(int argc, char *argv[]);
 /* `stockade audit evidence` (cli/evidence.c); argv[0] is "evidence". */
 int	audit_evidence(int argc, char *argv[]);
 /* `stockade audit verify --fleet` (cli/fleet_verify.c); argv[0] is "verify". */

@@ -4,8 +4,6 @@
  * checkpoint reached the witness is named, and so is a node the witness
  * knows whose log was not given.  Logs and witness are untrusted input.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +12,9 @@
 
 #include "cli.h"
 #include "fleet.h"
-#include "logdir.h"
 #include "util.h"
 #include "verify.h"
 #include "witness.h"
-
-#define FIRST_LINE_MAX		(64 * 1024)	/* chain_start, rotate: small */
 
 static int
 fleet_usage(void)
@@ -31,53 +26,6 @@ fleet_usage(void)
 	    "       stockade audit verify --fleet --bundle DIR|TAR "
 	    "[--pubkey FILE ...]\n");
 	return EXIT_USAGE;
-}
-
-int
-fleet_chain_of(const char *dir, char id[CHAIN_ID_HEX + 1])
-{
-	struct logfile	*files = NULL;
-	char		 path[PATH_MAX], *buf = NULL, *nl;
-	const char	*s;
-	size_t		 n = 0;
-	ssize_t		 len;
-	json_t		*j = NULL;
-	int		 fd, rv = -1;
-
-	id[0] = '\0';
-	if (logdir_list(dir, &files, &n) == -1 || n == 0 ||
-	    xsnprintf(path, sizeof(path), "%s/%s", dir, files[0].name) == -1 ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		goto out;
-	buf = xmalloc(FIRST_LINE_MAX);
-	len = read(fd, buf, FIRST_LINE_MAX);
-	close(fd);
-	if (len <= 0 || (nl = memchr(buf, '\n', (size_t)len)) == NULL ||
-	    (j = json_loadb(buf, (size_t)(nl - buf), 0, NULL)) == NULL)
-		goto out;
-	s = json_string_value(json_object_get(j, "chain_id"));
-	if (s != NULL && strlen(s) == CHAIN_ID_HEX && hex_lower(s, CHAIN_ID_HEX)) {
-		memcpy(id, s, CHAIN_ID_HEX + 1);
-		rv = 0;
-	}
-out:
-	json_decref(j);
-	free(buf);
-	free(files);
-	return rv;
-}
-
-const struct witness_cp *
-fleet_witnessed(const struct witness *w, const char *chain_id)
-{
-	const struct witness_cp	*best = NULL;
-	size_t			 i;
-
-	for (i = 0; i < w->n; i++)
-		if (strcmp(w->cps[i].cp.chain_id, chain_id) == 0 &&
-		    (best == NULL || w->cps[i].cp.seq > best->cp.seq))
-			best = &w->cps[i];
-	return best;
 }
 
 /* One node's line, and its object in --json. */

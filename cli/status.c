@@ -57,8 +57,11 @@ print_audit(const json_t *st)
 	const json_t	*a = json_object_get(st, "audit"), *f;
 	size_t		 i;
 
-	printf("stockade-auditd  %s, %lld writers connected\n", str(a, "state"),
+	printf("stockade-auditd  %s, %lld writers connected", str(a, "state"),
 	    num(st, "clients"));
+	if (json_object_get(st, "node_id") != NULL)
+		printf(", node %s", str(st, "node_id"));
+	putchar('\n');
 	printf("  head           seq %lld, hash %.16s…, durable to seq %lld\n",
 	    num(a, "seq"), str(a, "hash"), num(a, "durable_seq"));
 	printf("  checkpoint     seq %lld at %s\n", num(a, "checkpoint_seq"),
@@ -213,8 +216,12 @@ print_mcp(const json_t *servers, const char *dir)
 		printf("mcp-exec         no server running with state in %s\n",
 		    dir);
 	json_array_foreach(servers, i, srv) {
-		printf("mcp-exec         pid %lld, profile %s, %zu live "
-		    "sessions\n", num(srv, "pid"), str(srv, "profile"),
+		printf("mcp-exec         pid %lld, %s%s%sprofile %s, %zu live "
+		    "sessions\n", num(srv, "pid"),
+		    json_object_get(srv, "node") != NULL ? "node " : "",
+		    json_object_get(srv, "node") != NULL ? str(srv, "node") : "",
+		    json_object_get(srv, "node") != NULL ? ", " : "",
+		    str(srv, "profile"),
 		    json_array_size(json_object_get(srv, "sessions")));
 		json_array_foreach(json_object_get(srv, "sessions"), j, s)
 			printf("  session        %s  %s  sandbox %s  network %s  "

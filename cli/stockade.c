@@ -38,6 +38,8 @@ usage_print(FILE *f)
 	    "       stockade rules check DIR\n"
 	    "       stockade status [--audit-socket PATH] [--netguard-socket PATH]\n"
 	    "                       [--mcp-state DIR] [--json]\n"
+	    "       stockade fleet status --witness DIR|FILE ... [--log DIR ...]\n"
+	    "                       [--mcp-state DIR ...] [--json]\n"
 	    "       stockade version\n");
 }
 
@@ -82,6 +84,8 @@ main(int argc, char *argv[])
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)
 		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fleet") == 0)
+		return cmd_fleet(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0) {
 		printf("stockade %s\n", STOCKADE_VERSION);
 		return 0;

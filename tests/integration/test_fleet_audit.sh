@@ -70,6 +70,10 @@ make_conf "checkpoint: {every_events: 4}" \
 for n in $NODES; do node_start "$n"; events "$n" "s-$n-1" 12; done
 # The older copy that node-b's log will be rolled back to.
 cp -a "$T/b/log" "$T/b-old"
+out=$("$STOCKADE" status --audit-socket "$T/a/sock" --netguard-socket "$T/none" \
+    --mcp-state "$T/none" 2>&1) || true
+echo "$out" | grep -q "^stockade-auditd  running, .*, node node-a$" || fail "status: $out"
+note "stockade status names the node"
 for n in $NODES; do events "$n" "s-$n-2" 12; node_stop "$n"; done
 for n in $NODES; do
 	[ -s "$W/node-$n/checkpoints.log" ] || fail "no witness file for node-$n"
@@ -83,6 +87,18 @@ out=$(fleet "$T/a/log" "$T/b/log" "$T/c/log") || fail "intact fleet: $out"
 for n in $NODES; do expect "$n" intact "$out"; done
 echo "$out" | grep -q "fleet trail complete: 3 node" || fail "summary: $out"
 note "3 nodes, 3 keys, one witness folder: intact"
+
+# ---- the fleet at a glance: witness, heads, live sessions
+mkdir -p "$T/state-c"
+printf '{"pid":%d,"node":"node-c","sessions":[{"session_id":"x"},{"session_id":"y"}]}' \
+    $$ >"$T/state-c/sessions-$$.json"
+out=$("$STOCKADE" fleet status --witness "$W" --log "$T/a/log" --log "$T/c/log" \
+    --mcp-state "$T/state-c") || fail "fleet status: $out"
+echo "$out" | grep -q "^node-a  witnessed seq [0-9]* at .*; log head seq [0-9]* at " || fail "fleet status: $out"
+echo "$out" | grep -q "^node-b  witnessed seq [0-9]* at [^;]*$" || fail "fleet status: $out"
+echo "$out" | grep -q "^node-c  witnessed .*; log head seq [0-9]* .*; 2 live session(s)$" || fail "fleet status: $out"
+echo "$out" | grep -q "^3 node(s)" || fail "fleet status: $out"
+note "stockade fleet status: 3 nodes from the witness, 2 log heads, node-c's live sessions"
 
 # ---- principal P's evidence from every node, verified offline
 "$STOCKADE" audit evidence "$T/a/log" "$T/b/log" "$T/c/log" --principal user:p \
@@ -102,9 +118,9 @@ out=$("$STOCKADE" audit verify --fleet --bundle "$T/ev" --pubkey "$T/a/keys/chec
 echo "$out" | grep -q "node-c: signed by none of the given keys" || fail "wrong key: $out"
 sed -i '3s/"exit_code":0/"exit_code":1/' "$T/ev/node-b/records.jsonl"
 (cd "$T/ev/node-b" && find . -type f ! -name MANIFEST | sed 's|^\./||' | LC_ALL=C sort |
-    xargs -d '\n' sha256sum >MANIFEST.new && mv MANIFEST.new MANIFEST)
+    xargs -d '\n' sha256sum >"$T/m.new" && mv "$T/m.new" MANIFEST)
 (cd "$T/ev" && find . -type f ! -path ./MANIFEST | sed 's|^\./||' | LC_ALL=C sort |
-    xargs -d '\n' sha256sum >MANIFEST.new && mv MANIFEST.new MANIFEST)
+    xargs -d '\n' sha256sum >"$T/m.new" && mv "$T/m.new" MANIFEST)
 out=$("$STOCKADE" audit verify --fleet --bundle "$T/ev" $KEYARGS) && fail "edited record verified: $out"
 echo "$out" | grep -q "ev: node-b: records.jsonl differs" || fail "edited record: $out"
 note "evidence for P spans the 3 nodes (26 records each), verifies as a folder and a tar; a wrong key and an edited record are caught"

@@ -58,6 +58,9 @@ def records(tid, event):
     sys.exit("no %s for %s" % (event, tid))
 
 one = Server()
+# Its published status names the node (stockade status, fleet status).
+st = [json.load(open(f)) for f in glob.glob(state + "/sessions-*.json")]
+assert [s.get("node") for s in st] == ["node-7"], st
 done = task(one, "print(6 * 7)")
 for _ in range(400):
     t = one.rpc("tasks/get", {"taskId": done})["result"]
