@@ -52,12 +52,9 @@ witness_key(EVP_PKEY *const *keys, size_t nkeys, const char *key_id)
 	return NULL;
 }
 
-/*
- * One line into cp: 1 a checkpoint, 0 a line that is none (another
- * forwarded record, or a collector's own line), -1 with *why.
- */
-static int
-parse_line(const char *p, size_t len, struct checkpoint *cp, const char **why)
+int
+witness_line(const char *p, size_t len, struct checkpoint *cp,
+    const char **why)
 {
 	const char	*rec;
 	json_t		*j;
@@ -118,7 +115,7 @@ load_file(struct witness *w, const char *path, EVP_PKEY *const *keys,
 		}
 		e = &w->cps[w->n];
 		memset(e, 0, sizeof(*e));
-		if ((r = parse_line(p, (size_t)(nl - p), &e->cp, &why)) == -1) {
+		if ((r = witness_line(p, (size_t)(nl - p), &e->cp, &why)) == -1) {
 			snprintf(err, errlen, "%s:%lu: %s", path, lineno, why);
 			goto out;
 		}

@@ -40,6 +40,12 @@ void	witness_free(struct witness *);
  */
 int	witness_load(struct witness *, const char *path, EVP_PKEY *const *keys,
 	    size_t nkeys, char *err, size_t errlen);
+/*
+ * One line of a witness file into cp: 1 a checkpoint, 0 a line that is
+ * none (another forwarded record, a collector's own line), -1 with *why.
+ */
+int	witness_line(const char *, size_t, struct checkpoint *,
+	    const char **why);
 /* The key among keys whose id is key_id, or NULL. */
 EVP_PKEY *witness_key(EVP_PKEY *const *keys, size_t nkeys,
 	    const char *key_id);
