@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <openssl/evp.h>
+#include <jansson.h>
 
 #define EXIT_NEGATIVE	1
 #define EXIT_USAGE	2
@@ -17,6 +18,9 @@ int	cmd_net(int argc, char *argv[]);
 int	cmd_rules(int argc, char *argv[]);
 int	cmd_status(int argc, char *argv[]);
 int	cmd_fleet(int argc, char *argv[]);
+/* The live mcp-exec servers' published status in an mcp-exec state
+ * folder, one object each (cli/status.c); new reference. */
+json_t	*status_mcp_servers(const char *dir);
 /* `stockade audit evidence` (cli/evidence.c); argv[0] is "evidence". */
 int	audit_evidence(int argc, char *argv[]);
 /* `stockade audit verify --fleet` (cli/fleet_verify.c); argv[0] is "verify". */

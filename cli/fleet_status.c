@@ -5,23 +5,18 @@
  * live sessions, matched by chain id and by node id.  Nothing here
  * verifies: `stockade audit verify --fleet` does.  Files are untrusted.
  */
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "fleet.h"
-#include "ops/status.h"
 #include "util.h"
 #include "witness.h"
 
 #define FLEET_ARGS_MAX		256
-#define STATUS_FILE_MAX		(4 * 1024 * 1024)
 
 static int
 fleet_usage(void)
@@ -102,37 +97,16 @@ add_log(json_t *nodes, const struct witness *w, const char *dir)
 	json_decref(rec);
 }
 
-/* The live sessions an mcp-exec state folder's status files publish. */
+/* The live sessions an mcp-exec state folder's servers publish. */
 static void
 add_state(json_t *nodes, const char *dir)
 {
-	struct dirent	*de;
-	char		 path[PATH_MAX], *data;
 	const char	*node;
-	size_t		 len, pl = strlen(STATUS_FILE_PREFIX);
-	long		 pid;
-	json_t		*st, *o;
-	DIR		*d;
+	json_t		*servers, *st, *o;
+	size_t		 i;
 
-	if ((d = opendir(dir)) == NULL) {
-		json_object_set_new(node_get(nodes, dir), "state_error",
-		    json_string(strerror(errno)));
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, STATUS_FILE_PREFIX, pl) != 0 ||
-		    xsnprintf(path, sizeof(path), "%s/%s", dir, de->d_name) ==
-		    -1 || read_file(path, STATUS_FILE_MAX, &data, &len) == -1)
-			continue;
-		st = json_loadb(data, len, 0, NULL);
-		free(data);
-		pid = (long)json_integer_value(json_object_get(st, "pid"));
-		/* A server that is gone left its file: not live. */
-		if (!json_is_object(st) || pid <= 0 ||
-		    (kill((pid_t)pid, 0) == -1 && errno == ESRCH)) {
-			json_decref(st);
-			continue;
-		}
+	servers = status_mcp_servers(dir);
+	json_array_foreach(servers, i, st) {
 		node = json_string_value(json_object_get(st, "node"));
 		o = node_get(nodes, node != NULL ? node : dir);
 		json_object_set_new(o, "sessions", json_integer(
@@ -140,9 +114,8 @@ add_state(json_t *nodes, const char *dir)
 		    (json_int_t)json_array_size(json_object_get(st,
 		    "sessions"))));
 		json_object_set_new(o, "mcp_state", json_string(dir));
-		json_decref(st);
 	}
-	closedir(d);
+	json_decref(servers);
 }
 
 static void

@@ -109,8 +109,8 @@ print_netguard(const json_t *st)
  * The MCP servers' published sessions (mcp-exec/ops/status.c): one file per
  * server process; a file whose process is gone is stale and skipped.
  */
-static json_t *
-mcp_servers(const char *dir)
+json_t *
+status_mcp_servers(const char *dir)
 {
 	json_t		*servers = json_array(), *o;
 	struct dirent	*de;
@@ -295,7 +295,7 @@ cmd_status(int argc, char *argv[])
 		print_netguard(st);
 	json_decref(msg);
 	json_object_set_new(all, "netguard", st);
-	st = mcp_servers(mstate);
+	st = status_mcp_servers(mstate);
 	if (!as_json)
 		print_mcp(st, mstate);
 	json_object_set_new(all, "mcp-exec", st);
