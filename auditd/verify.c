@@ -99,12 +99,17 @@ static void
 take_witness(struct verifier *v)
 {
 	const struct witness	*w = v->o->witness;
-	size_t			 i;
+	size_t			 i, n = v->noff;
 
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->cps[i].cp.chain_id, v->r->chain_id) == 0)
+			n++;
+	if (n == v->noff)
+		return;
+	v->off = xrealloc(v->off, n * sizeof(*v->off));
 	for (i = 0; i < w->n; i++) {
 		if (strcmp(w->cps[i].cp.chain_id, v->r->chain_id) != 0)
 			continue;
-		v->off = xrealloc(v->off, (v->noff + 1) * sizeof(*v->off));
 		v->off[v->noff].cp = w->cps[i].cp;
 		v->off[v->noff].src = w->cps[i].src;
 		v->off[v->noff++].line = w->cps[i].line;
