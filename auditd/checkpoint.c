@@ -50,6 +50,16 @@ checkpoint_verify(const struct checkpoint *cp, EVP_PKEY *pub)
 	return ed25519_verify(pub, msg, (size_t)n, cp->sig);
 }
 
+int
+checkpoint_node_ok(const char *s)
+{
+	size_t	 n = strlen(s);
+
+	return n > 0 && n < CHECKPOINT_NODE_MAX &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n &&
+	    s[0] != '-' && s[n - 1] != '-';
+}
+
 static json_t *
 checkpoint_json(const struct checkpoint *cp, const char *seqkey,
     const char *hashkey, const char *tskey)
@@ -58,9 +68,10 @@ checkpoint_json(const struct checkpoint *cp, const char *seqkey,
 
 	hex_encode(cp->hash, SHA256_LEN, hex);
 	base64_encode(cp->sig, ED25519_SIG_LEN, sig);
-	return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}",
+	return json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s*}",
 	    "chain_id", cp->chain_id, seqkey, (json_int_t)cp->seq,
-	    hashkey, hex, tskey, cp->ts, "key_id", cp->key_id, "sig", sig);
+	    hashkey, hex, tskey, cp->ts, "key_id", cp->key_id, "sig", sig,
+	    "node", cp->node[0] != '\0' ? cp->node : NULL);
 }
 
 json_t *
@@ -99,17 +110,23 @@ static int
 checkpoint_parse(const json_t *j, const char *seqkey, const char *hashkey,
     const char *tskey, struct checkpoint *cp, const char **why)
 {
-	const char	*chain, *hash, *ts, *kid, *sig;
+	const char	*chain, *hash, *ts, *kid, *sig, *node = NULL;
 	uint8_t		 raw[ED25519_SIG_LEN + 2];
 	json_int_t	 seq;
 	json_error_t	 je;
 
-	if (json_unpack_ex((json_t *)j, &je, 0, "{s:s, s:I, s:s, s:s, s:s, s:s}",
-	    "chain_id", &chain, seqkey, &seq, hashkey, &hash, tskey, &ts,
-	    "key_id", &kid, "sig", &sig) == -1) {
+	if (json_unpack_ex((json_t *)j, &je, 0,
+	    "{s:s, s:I, s:s, s:s, s:s, s:s, s?s}", "chain_id", &chain, seqkey,
+	    &seq, hashkey, &hash, tskey, &ts, "key_id", &kid, "sig", &sig,
+	    "node", &node) == -1) {
 		*why = "checkpoint fields missing or of the wrong type";
 		return -1;
 	}
+	if (node != NULL && !checkpoint_node_ok(node)) {
+		*why = "malformed checkpoint node";
+		return -1;
+	}
+	snprintf(cp->node, sizeof(cp->node), "%s", node != NULL ? node : "");
 	if (copy_hex_id(chain, CHAIN_ID_HEX, cp->chain_id) == -1 ||
 	    copy_hex_id(kid, KEY_ID_HEX, cp->key_id) == -1) {
 		*why = "malformed checkpoint chain_id or key_id";

@@ -17,6 +17,7 @@
 
 #define CHECKPOINT_FILE		"checkpoints.log"
 #define CHECKPOINT_MSG_MAX	256
+#define CHECKPOINT_NODE_MAX	64	/* a DNS label and its NUL */
 
 struct checkpoint {
 	char		chain_id[CHAIN_ID_HEX + 1];
@@ -25,7 +26,15 @@ struct checkpoint {
 	char		ts[TS_LEN + 1];
 	char		key_id[KEY_ID_HEX + 1];
 	uint8_t		sig[ED25519_SIG_LEN];
+	/*
+	 * The node of a fleet that wrote it ("" = none given).  A label, not
+	 * signed: what ties a checkpoint to a log is its chain id, which is.
+	 */
+	char		node[CHECKPOINT_NODE_MAX];
 };
+
+/* A node id is a DNS label: a-z, 0-9 and '-', 1 to 63, no '-' at either end. */
+int	 checkpoint_node_ok(const char *);
 
 /*
  * The exact text a checkpoint signs (what `openssl pkeyutl -verify -rawin`

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "audit_fit.h"
+#include "checkpoint.h"
 #include "conf.h"
 #include "frame.h"
 #include "config.h"
@@ -198,7 +199,7 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 	static const char *const top[] = { "socket", "socket_mode", "log_dir",
 	    "writers", "limits", "rotation", "flush", "checkpoint",
 	    "disk_full_action", "disk_error_action", "retry_seconds", "forward",
-	    "code", NULL };
+	    "code", "node_id", NULL };
 	static const char *const code_keys[] = { "retention", "sample_bytes",
 	    "max_bytes", NULL };
 	static const char *const limits_keys[] = { "max_event_bytes",
@@ -210,6 +211,7 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 	static const char *const cp_keys[] = { "key", "every_events",
 	    "every_seconds", "offhost_dir", NULL };
 	json_t		*sub, *arr;
+	const char	*str;
 	int64_t		 i;
 	uint64_t	 u;
 	int		 e;
@@ -285,7 +287,29 @@ parse_doc(struct conf_ctx *ctx, const json_t *root, const char *base,
 		c->retry_seconds = (unsigned)i;
 	if (conf_get_array(ctx, root, "forward", &arr) == 1)
 		load_forward(ctx, arr, base, c);
+	if (conf_get_string(ctx, root, "node_id", &str) == 1) {
+		if (!checkpoint_node_ok(str))
+			conf_error(ctx, json_object_get(root, "node_id"),
+			    "node_id: a DNS label (a-z, 0-9, '-'; 1 to 63 "
+			    "characters)");
+		else
+			snprintf(c->node_id, sizeof(c->node_id), "%s", str);
+	}
 	return ctx->nerrors ? -1 : 0;
+}
+
+int
+audit_conf_witness_dir(struct audit_conf *c)
+{
+	char	 dir[PATH_MAX];
+
+	if (c->node_id[0] == '\0' || c->checkpoint_dir[0] == '\0')
+		return 0;
+	if (xsnprintf(dir, sizeof(dir), "%s/%s", c->checkpoint_dir,
+	    c->node_id) == -1)
+		return -1;
+	memcpy(c->checkpoint_dir, dir, sizeof(dir));
+	return 0;
 }
 
 int

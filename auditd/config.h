@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "blobstore.h"
+#include "checkpoint.h"
 #include "hash.h"
 
 #define AUDIT_WRITERS_MAX	32
@@ -68,6 +69,9 @@ struct audit_conf {
 	int		 zero_ahead;		/* zero-fill the active file ahead */
 	char		 key_path[PATH_MAX];	/* Ed25519 private key */
 	char		 checkpoint_dir[PATH_MAX];	/* off-host copy; "" = none */
+	/* This node of a fleet ("" = a single host): names its checkpoints
+	 * and their off-host file, offhost_dir/<node_id>/ (the fleet witness). */
+	char		 node_id[CHECKPOINT_NODE_MAX];
 	unsigned	 checkpoint_events;
 	unsigned	 checkpoint_seconds;
 	enum audit_action disk_full_action;
@@ -78,6 +82,9 @@ struct audit_conf {
 	size_t		 nforward;
 };
 
+/* offhost_dir/<node_id> once node_id is set: where this node's witness
+ * file goes.  -1 when the path does not fit. */
+int		 audit_conf_witness_dir(struct audit_conf *);
 /* Loads and validates; on error prints file:line:column messages, returns -1. */
 int		 audit_conf_load(const char *path, struct audit_conf *);
 void		 audit_conf_defaults(struct audit_conf *);

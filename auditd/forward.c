@@ -451,8 +451,12 @@ forward_start(const struct audit_conf *conf, struct writer *w)
 		    "%s/.forward-%s.cursor", conf->log_dir, fw->cf.name) == -1 ||
 		    (fw->ctx = fwd_ctx_new(&fw->cf)) == NULL)
 			fatalx("forward %s: cannot start", fw->cf.name);
-		if (gethostname(fw->hostname, sizeof(fw->hostname) - 1) == -1 ||
-		    fw->hostname[0] == '\0')
+		/* A fleet's node names its records in the SIEM by its id. */
+		if (conf->node_id[0] != '\0')
+			snprintf(fw->hostname, sizeof(fw->hostname), "%s",
+			    conf->node_id);
+		else if (gethostname(fw->hostname, sizeof(fw->hostname) - 1) ==
+		    -1 || fw->hostname[0] == '\0')
 			snprintf(fw->hostname, sizeof(fw->hostname), "-");
 		cursor_load(fw);
 		if (pthread_create(&fw->thread, NULL, fwd_main, fw) != 0)

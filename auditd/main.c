@@ -36,6 +36,7 @@ struct overrides {
 	const char	*log_dir;
 	const char	*key;
 	const char	*checkpoints;
+	const char	*node_id;
 };
 
 struct daemon {
@@ -58,7 +59,8 @@ usage(int help)
 {
 	fprintf(help ? stdout : stderr, "usage: stockade-auditd [-dhnv] "
 	    "[-f config] [--socket path] [--log-dir dir]\n"
-	    "                       [--key file] [--checkpoints dir]\n");
+	    "                       [--key file] [--checkpoints dir] "
+	    "[--node-id id]\n");
 	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);
 }
 
@@ -77,6 +79,14 @@ apply_overrides(struct audit_conf *c, const struct overrides *ov)
 	apply_path(c->key_path, sizeof(c->key_path), ov->key);
 	apply_path(c->checkpoint_dir, sizeof(c->checkpoint_dir),
 	    ov->checkpoints);
+	if (ov->node_id != NULL) {
+		if (!checkpoint_node_ok(ov->node_id))
+			fatalx("--node-id %s: not a DNS label", ov->node_id);
+		snprintf(c->node_id, sizeof(c->node_id), "%s", ov->node_id);
+	}
+	/* Each node appends to a file of its own on the shared witness. */
+	if (audit_conf_witness_dir(c) == -1)
+		fatalx("path too long: %s/%s", c->checkpoint_dir, c->node_id);
 }
 
 static int
@@ -99,7 +109,8 @@ load_conf(const char *path, const struct overrides *ov, struct audit_conf *c)
 static json_t *
 settings_json(const struct audit_conf *c)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s*}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s*, "
+	    "s:s*}",
 	    "log_dir", c->log_dir, "socket", c->socket_path,
 	    "max_file_bytes", (json_int_t)c->max_file_bytes,
 	    "keep_files", (json_int_t)c->keep_files,
@@ -109,7 +120,8 @@ settings_json(const struct audit_conf *c)
 	    "disk_full_action", audit_action_name(c->disk_full_action),
 	    "disk_error_action", audit_action_name(c->disk_error_action),
 	    "offhost_checkpoints",
-	    c->checkpoint_dir[0] ? c->checkpoint_dir : NULL);
+	    c->checkpoint_dir[0] ? c->checkpoint_dir : NULL,
+	    "node_id", c->node_id[0] ? c->node_id : NULL);
 }
 
 static void
@@ -186,14 +198,16 @@ reload(struct daemon *d)
 	if (strcmp(c.log_dir, d->conf.log_dir) != 0 ||
 	    strcmp(c.socket_path, d->conf.socket_path) != 0 ||
 	    strcmp(c.key_path, d->conf.key_path) != 0 ||
-	    strcmp(c.checkpoint_dir, d->conf.checkpoint_dir) != 0)
-		log_warnx("log_dir, socket, checkpoint key and offhost_dir "
-		    "change only on restart");
+	    strcmp(c.checkpoint_dir, d->conf.checkpoint_dir) != 0 ||
+	    strcmp(c.node_id, d->conf.node_id) != 0)
+		log_warnx("log_dir, socket, checkpoint key, offhost_dir and "
+		    "node_id change only on restart");
 	memcpy(c.log_dir, d->conf.log_dir, sizeof(c.log_dir));
 	memcpy(c.socket_path, d->conf.socket_path, sizeof(c.socket_path));
 	memcpy(c.key_path, d->conf.key_path, sizeof(c.key_path));
 	memcpy(c.checkpoint_dir, d->conf.checkpoint_dir,
 	    sizeof(c.checkpoint_dir));
+	memcpy(c.node_id, d->conf.node_id, sizeof(c.node_id));
 	d->conf = c;
 	server_reconfigure(d->srv, &c);
 	writer_reconfigure(d->w, &c);
@@ -248,6 +262,7 @@ main(int argc, char *argv[])
 		{ "log-dir", required_argument, NULL, 'L' },
 		{ "key", required_argument, NULL, 'K' },
 		{ "checkpoints", required_argument, NULL, 'C' },
+		{ "node-id", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -285,6 +300,9 @@ main(int argc, char *argv[])
 			break;
 		case 'C':
 			d.ov.checkpoints = optarg;
+			break;
+		case 'N':
+			d.ov.node_id = optarg;
 			break;
 		default:
 			usage(0);

@@ -409,6 +409,9 @@ handle_status(struct client *c, const json_t *id)
 	json_object_set_new(j, "clients",
 	    json_integer((json_int_t)c->srv->nclients));
 	json_object_set_new(j, "forward", forward_status(c->srv->fwd));
+	if (c->srv->conf.node_id[0] != '\0')
+		json_object_set_new(j, "node_id",
+		    json_string(c->srv->conf.node_id));
 	evbase_stats(&st);
 	json_object_set_new(j, "busy_poll", json_pack("{s:i, s:b, s:I, s:I, "
 	    "s:f}", "us", (int)c->srv->conf.busy_poll_us, "enabled",

@@ -26,6 +26,7 @@
 
 struct offhost {
 	struct checkpoint	cp;
+	const char		*src;		/* the file it came from */
 	unsigned long		line;
 };
 
@@ -42,7 +43,6 @@ struct verifier {
 	uint64_t		 last_signed;	/* seq of the last verified checkpoint record */
 	struct offhost		*off;
 	size_t			 noff, ioff;
-	const char		*offname;
 	const char		*dir;		/* NULL: no blob store to check */
 };
 
@@ -87,12 +87,46 @@ line_json(const char *line, size_t len)
 }
 
 static int
+offhost_cmp(const void *a, const void *b)
+{
+	const struct offhost	*x = a, *y = b;
+
+	return x->cp.seq < y->cp.seq ? -1 : x->cp.seq > y->cp.seq;
+}
+
+/* The witness's checkpoints of this log's chain, once it is known. */
+static void
+take_witness(struct verifier *v)
+{
+	const struct witness	*w = v->o->witness;
+	size_t			 i, n = v->noff;
+
+	for (i = 0; i < w->n; i++)
+		if (strcmp(w->cps[i].cp.chain_id, v->r->chain_id) == 0)
+			n++;
+	if (n == v->noff)
+		return;
+	v->off = xrealloc(v->off, n * sizeof(*v->off));
+	for (i = 0; i < w->n; i++) {
+		if (strcmp(w->cps[i].cp.chain_id, v->r->chain_id) != 0)
+			continue;
+		v->off[v->noff].cp = w->cps[i].cp;
+		v->off[v->noff].src = w->cps[i].src;
+		v->off[v->noff++].line = w->cps[i].line;
+	}
+	if (v->noff > 0)
+		qsort(v->off, v->noff, sizeof(*v->off), offhost_cmp);
+}
+
+static int
 set_chain_id(struct verifier *v, const char *id)
 {
 	if (id == NULL || strlen(id) != CHAIN_ID_HEX)
 		return -1;
 	if (v->r->chain_id[0] == '\0') {
 		memcpy(v->r->chain_id, id, CHAIN_ID_HEX + 1);
+		if (v->o->witness != NULL)
+			take_witness(v);
 		return 0;
 	}
 	return strcmp(v->r->chain_id, id) == 0 ? 0 : -1;
@@ -206,13 +240,13 @@ check_offhost(struct verifier *v, const struct chain_line *cl)
 			continue;
 		}
 		if (strcmp(oh->cp.chain_id, v->r->chain_id) != 0)
-			return tampered(v, v->offname, oh->line, oh->cp.seq,
+			return tampered(v, oh->src, oh->line, oh->cp.seq,
 			    "off-host checkpoint belongs to chain %s, the log "
 			    "to %s: the log was replaced", oh->cp.chain_id,
 			    v->r->chain_id);
 		if (memcmp(oh->cp.hash, cl->hash, SHA256_LEN) != 0) {
 			hex_encode(oh->cp.hash, SHA256_LEN, hex);
-			return tampered(v, v->offname, oh->line, oh->cp.seq,
+			return tampered(v, oh->src, oh->line, oh->cp.seq,
 			    "off-host checkpoint hash %s differs from the "
 			    "log's record: the log was rewritten", hex);
 		}
@@ -538,14 +572,6 @@ verify_fd(struct verifier *v, const char *name, int fd, int newest,
 	return VERIFY_OK;
 }
 
-static int
-offhost_cmp(const void *a, const void *b)
-{
-	const struct offhost	*x = a, *y = b;
-
-	return x->cp.seq < y->cp.seq ? -1 : x->cp.seq > y->cp.seq;
-}
-
 /* Loads and (with a public key) authenticates the off-host checkpoints. */
 static enum verify_result
 load_offhost(struct verifier *v, const char *dir, char *path, size_t pathlen)
@@ -561,7 +587,6 @@ load_offhost(struct verifier *v, const char *dir, char *path, size_t pathlen)
 		    strerror(errno));
 		return v->r->result = VERIFY_ERROR;
 	}
-	v->offname = path;
 	for (p = data; p < data + len; p = nl + 1) {
 		lineno++;
 		if ((nl = memchr(p, '\n', (size_t)(data + len - p))) == NULL) {
@@ -586,6 +611,7 @@ load_offhost(struct verifier *v, const char *dir, char *path, size_t pathlen)
 			return tampered(v, path, lineno, v->off[v->noff].cp.seq,
 			    "off-host checkpoint signature does not verify");
 		}
+		v->off[v->noff].src = path;
 		v->off[v->noff++].line = lineno;
 	}
 	free(data);
@@ -628,7 +654,8 @@ verify_finish(struct verifier *v, const char *lastfile)
 		    "removed it");
 	if (v->ioff < v->noff) {
 		oh = &v->off[v->noff - 1];
-		return tampered(v, v->offname, oh->line, oh->cp.seq,
+		v->r->truncated = 1;
+		return tampered(v, oh->src, oh->line, oh->cp.seq,
 		    "the log was truncated: an off-host checkpoint signed at "
 		    "%s covers seq %llu, but %s ends at seq %llu", oh->cp.ts,
 		    (unsigned long long)oh->cp.seq, lastfile,
@@ -689,10 +716,11 @@ verify_dir(const char *dir, const struct verify_opts *o,
 		goto out;
 	}
 	if (n == 0) {
-		if (v.noff > 0)
+		if (v.noff > 0) {
+			r->truncated = 1;
 			rv = tampered(&v, dir, 0, 0, "no log files, but off-host "
 			    "checkpoints exist: the log was deleted");
-		else {
+		} else {
 			snprintf(r->reason, sizeof(r->reason), "%s: no audit "
 			    "log files (audit-*.log)", dir);
 			rv = r->result = VERIFY_ERROR;

@@ -11,6 +11,7 @@
 
 #include "chain.h"
 #include "hash.h"
+#include "witness.h"
 
 enum verify_result {
 	VERIFY_OK = 0,
@@ -21,6 +22,9 @@ enum verify_result {
 struct verify_opts {
 	EVP_PKEY	*pubkey;	/* checks checkpoint signatures */
 	const char	*checkpoints;	/* directory holding the off-host copy */
+	/* A fleet witness (any chains): its checkpoints of this log's chain
+	 * are checked as the off-host copy's are.  Borrowed. */
+	const struct witness *witness;
 	int		 segment;	/* a run of files cut from a longer log
 					 * (an evidence bundle): the first may
 					 * follow a file that is not there */
@@ -28,6 +32,8 @@ struct verify_opts {
 
 struct verify_report {
 	enum verify_result	result;
+	int			truncated;	/* tampered: the log ends before
+						 * an off-host checkpoint */
 	char			where[PATH_MAX + 64];	/* file:line seq N */
 	char			reason[PATH_MAX + 512];
 	char			warning[PATH_MAX + 512];	/* not tampering, worth saying */

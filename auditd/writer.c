@@ -334,6 +334,7 @@ append_checkpoint(struct writer *w)
 
 	memset(&cp, 0, sizeof(cp));
 	memcpy(cp.chain_id, w->chain_id, sizeof(cp.chain_id));
+	memcpy(cp.node, w->conf.node_id, sizeof(cp.node));
 	cp.seq = w->chain.seq;
 	memcpy(cp.hash, w->chain.hash, SHA256_LEN);
 	ts_now(cp.ts);

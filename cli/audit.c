@@ -70,9 +70,13 @@ audit_keygen(int argc, char *argv[])
 
 /* ------------------------------------------------------------ verify */
 
-/* --bundle PATH: a bundle folder, or a tar unpacked into a scratch folder. */
-static int
-verify_bundle(const char *path, EVP_PKEY *pub)
+/*
+ * --bundle PATH: a bundle folder, or a tar unpacked into a scratch folder.
+ * keys: a fleet bundle's nodes' (one each, or one for all); a node's
+ * bundle is checked with the first.
+ */
+int
+audit_verify_bundle(const char *path, EVP_PKEY *const *keys, size_t nkeys)
 {
 	char		 msg[PATH_MAX + 512], warn[512], tmp[PATH_MAX];
 	const char	*dir = path, *td;
@@ -99,7 +103,9 @@ verify_bundle(const char *path, EVP_PKEY *pub)
 		}
 		dir = tmp;
 	}
-	rv = bundle_verify(dir, pub, msg, sizeof(msg), warn, sizeof(warn));
+	rv = bundle_is_fleet(dir) ? bundle_verify_fleet(dir, keys, nkeys, msg,
+	    sizeof(msg), warn, sizeof(warn)) : bundle_verify(dir, nkeys > 0 ?
+	    keys[0] : NULL, msg, sizeof(msg), warn, sizeof(warn));
 	if (tmp[0] != '\0')
 		(void)rmtree(tmp);
 	if (warn[0] != '\0')
@@ -124,6 +130,9 @@ audit_verify(int argc, char *argv[])
 	char			 err[512];
 	int			 ch, bundle = 0;
 
+	for (ch = 1; ch < argc && strcmp(argv[ch], "--") != 0; ch++)
+		if (strcmp(argv[ch], "--fleet") == 0)
+			return audit_verify_fleet(argc, argv);
 	memset(&o, 0, sizeof(o));
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -149,7 +158,8 @@ audit_verify(int argc, char *argv[])
 		return EXIT_USAGE;
 	}
 	if (bundle) {
-		ch = verify_bundle(argv[optind], o.pubkey);
+		ch = audit_verify_bundle(argv[optind], &o.pubkey,
+		    o.pubkey != NULL);
 		EVP_PKEY_free(o.pubkey);
 		return ch;
 	}

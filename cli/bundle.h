@@ -24,6 +24,8 @@
 #define BUNDLE_META		"bundle.json"
 #define BUNDLE_MANIFEST		"MANIFEST"
 #define BUNDLE_README		"README.md"
+#define BUNDLE_FLEET_FORMAT	"stockade-evidence-fleet-v1"
+#define BUNDLE_FLEET_META	"fleet.json"
 #define BUNDLE_FILE_MAX		(1ULL << 36)	/* any one file, 64 GiB */
 #define BUNDLE_FILES_MAX	100000		/* entries in a bundle */
 
@@ -87,6 +89,20 @@ int	 bundle_create(const char *log_dir, const struct bundle_filter *,
  */
 int	 bundle_verify(const char *dir, EVP_PKEY *pub, char *msg,
 	    size_t msglen, char *warn, size_t warnlen);
+
+/*
+ * A fleet bundle (cli/bundle_fleet.c): out/<node>/ an ordinary bundle per
+ * log dir with a match, out/fleet.json, out/MANIFEST.  pubs: the nodes'
+ * public key files, each bundle given the one of its checkpoints' key id.
+ */
+int	 bundle_create_fleet(char *const *dirs, size_t ndirs,
+	    const struct bundle_filter *, const char *const *pubs,
+	    size_t npubs, const char *out, char *err, size_t errlen);
+int	 bundle_is_fleet(const char *dir);
+/* As bundle_verify, for every node's bundle; keys: none (each bundle's
+ * own, with a warning), one for all, or one per node. */
+int	 bundle_verify_fleet(const char *dir, EVP_PKEY *const *keys,
+	    size_t nkeys, char *msg, size_t msglen, char *warn, size_t warnlen);
 
 /* MANIFEST: sha256sum lines for every regular file under dir. */
 int	 bundle_manifest_write(const char *dir, char *err, size_t errlen);

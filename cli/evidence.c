@@ -20,6 +20,7 @@
 #include "checkpoint.h"
 #include "cli.h"
 #include "util.h"
+#include "witness.h"
 
 #define EVIDENCE_DEFAULT_LOG_DIR	"/var/log/stockade/audit"
 #define POLICY_FILE_MAX		(16 * 1024 * 1024)
@@ -359,9 +360,23 @@ out:
 	return rv;
 }
 
+/* One node's bundle, or a fleet's when several log dirs are given. */
+static int
+create(char *const *dirs, size_t ndirs, const struct bundle_filter *f,
+    const char *const *pubs, size_t npubs, const char *out, char *err,
+    size_t errlen)
+{
+	if (ndirs > 1)
+		return bundle_create_fleet(dirs, ndirs, f, pubs, npubs, out,
+		    err, errlen);
+	return bundle_create(dirs[0], f, npubs > 0 ? pubs[npubs - 1] : NULL,
+	    out, err, errlen);
+}
+
 /*
- * evidence [DIR] (--session ID | --principal P | --since TS | --until TS)
- * -o OUT [--pubkey FILE]: OUT ending in .tar is a tar, else a folder.
+ * evidence [DIR ...] (--session ID | --principal P | --since TS | --until
+ * TS) -o OUT [--pubkey FILE ...]: OUT ending in .tar is a tar, else a
+ * folder; several DIRs (a fleet's nodes) make a fleet bundle.
  */
 int
 audit_evidence(int argc, char *argv[])
@@ -372,10 +387,11 @@ audit_evidence(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct bundle_filter	 f;
-	const char		*dir = EVIDENCE_DEFAULT_LOG_DIR, *out = NULL;
-	const char		*pub = NULL;
+	char			*defdir[] = { (char *)EVIDENCE_DEFAULT_LOG_DIR };
+	char			*const *dirs = defdir;
+	const char		*out = NULL, *pubs[WITNESS_KEYS_MAX];
 	char			 err[PATH_MAX + 512], tmp[PATH_MAX];
-	size_t			 len;
+	size_t			 len, ndirs = 1, npubs = 0;
 	int			 ch, rv;
 
 	memset(&f, 0, sizeof(f));
@@ -385,22 +401,29 @@ audit_evidence(int argc, char *argv[])
 			continue;
 		switch (ch) {
 		case 'o': out = optarg; break;
-		case 'p': pub = optarg; break;
+		case 'p':
+			if (npubs == nitems(pubs))
+				return EXIT_USAGE;
+			pubs[npubs++] = optarg;
+			break;
 		default: return EXIT_USAGE;
 		}
 	}
-	if (optind < argc)
-		dir = argv[optind++];
-	if (optind != argc || out == NULL || (f.session == NULL &&
+	if (optind < argc) {
+		dirs = argv + optind;
+		ndirs = (size_t)(argc - optind);
+	}
+	if (out == NULL || (f.session == NULL &&
 	    f.principal == NULL && f.since == NULL && f.until == NULL)) {
-		fprintf(stderr, "usage: stockade audit evidence [DIR] -o OUT "
+		fprintf(stderr, "usage: stockade audit evidence [DIR ...] -o OUT "
 		    "[--session ID] [--principal P] [--since TS] [--until TS] "
-		    "[--pubkey FILE]\n");
+		    "[--pubkey FILE ...]\n");
 		return EXIT_USAGE;
 	}
 	len = strlen(out);
 	if (len <= 4 || strcmp(out + len - 4, ".tar") != 0) {
-		if (bundle_create(dir, &f, pub, out, err, sizeof(err)) == -1) {
+		if (create(dirs, ndirs, &f, pubs, npubs, out, err,
+		    sizeof(err)) == -1) {
 			fprintf(stderr, "stockade: %s\n", err);
 			return EXIT_NEGATIVE;
 		}
@@ -410,7 +433,7 @@ audit_evidence(int argc, char *argv[])
 	/* A tar: the folder is built beside it, archived, then removed. */
 	if (xsnprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid()) == -1)
 		return EXIT_USAGE;
-	rv = bundle_create(dir, &f, pub, tmp, err, sizeof(err));
+	rv = create(dirs, ndirs, &f, pubs, npubs, tmp, err, sizeof(err));
 	if (rv == 0 && access(out, F_OK) == 0) {
 		snprintf(err, sizeof(err), "%s exists", out);
 		rv = -1;

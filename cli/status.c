@@ -57,8 +57,11 @@ print_audit(const json_t *st)
 	const json_t	*a = json_object_get(st, "audit"), *f;
 	size_t		 i;
 
-	printf("stockade-auditd  %s, %lld writers connected\n", str(a, "state"),
+	printf("stockade-auditd  %s, %lld writers connected", str(a, "state"),
 	    num(st, "clients"));
+	if (json_object_get(st, "node_id") != NULL)
+		printf(", node %s", str(st, "node_id"));
+	putchar('\n');
 	printf("  head           seq %lld, hash %.16s…, durable to seq %lld\n",
 	    num(a, "seq"), str(a, "hash"), num(a, "durable_seq"));
 	printf("  checkpoint     seq %lld at %s\n", num(a, "checkpoint_seq"),
@@ -106,8 +109,8 @@ print_netguard(const json_t *st)
  * The MCP servers' published sessions (mcp-exec/ops/status.c): one file per
  * server process; a file whose process is gone is stale and skipped.
  */
-static json_t *
-mcp_servers(const char *dir)
+json_t *
+status_mcp_servers(const char *dir)
 {
 	json_t		*servers = json_array(), *o;
 	struct dirent	*de;
@@ -213,8 +216,12 @@ print_mcp(const json_t *servers, const char *dir)
 		printf("mcp-exec         no server running with state in %s\n",
 		    dir);
 	json_array_foreach(servers, i, srv) {
-		printf("mcp-exec         pid %lld, profile %s, %zu live "
-		    "sessions\n", num(srv, "pid"), str(srv, "profile"),
+		printf("mcp-exec         pid %lld, %s%s%sprofile %s, %zu live "
+		    "sessions\n", num(srv, "pid"),
+		    json_object_get(srv, "node") != NULL ? "node " : "",
+		    json_object_get(srv, "node") != NULL ? str(srv, "node") : "",
+		    json_object_get(srv, "node") != NULL ? ", " : "",
+		    str(srv, "profile"),
 		    json_array_size(json_object_get(srv, "sessions")));
 		json_array_foreach(json_object_get(srv, "sessions"), j, s)
 			printf("  session        %s  %s  sandbox %s  network %s  "
@@ -288,7 +295,7 @@ cmd_status(int argc, char *argv[])
 		print_netguard(st);
 	json_decref(msg);
 	json_object_set_new(all, "netguard", st);
-	st = mcp_servers(mstate);
+	st = status_mcp_servers(mstate);
 	if (!as_json)
 		print_mcp(st, mstate);
 	json_object_set_new(all, "mcp-exec", st);

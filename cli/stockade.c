@@ -17,9 +17,14 @@ usage_print(FILE *f)
 	    "usage: stockade audit keygen DIR\n"
 	    "       stockade audit verify DIR [--pubkey FILE] [--checkpoints DIR]\n"
 	    "       stockade audit verify --bundle DIR|TAR [--pubkey FILE]\n"
-	    "       stockade audit evidence [DIR] -o DIR|TAR [--session ID]\n"
+	    "       stockade audit verify --fleet --witness DIR|FILE ... "
+	    "[--pubkey FILE ...]\n"
+	    "                           [--json] DIR ...\n"
+	    "       stockade audit verify --fleet --bundle DIR|TAR "
+	    "[--pubkey FILE ...]\n"
+	    "       stockade audit evidence [DIR ...] -o DIR|TAR [--session ID]\n"
 	    "                           [--principal P] [--since TS] [--until TS]\n"
-	    "                           [--pubkey FILE]\n"
+	    "                           [--pubkey FILE ...]\n"
 	    "       stockade audit send [--socket PATH] [--async] [--window N]\n"
 	    "       stockade audit tail [DIR] [-n N] [-f] [--session ID] [--event TYPE]\n"
 	    "                           [--since SEQ]\n"
@@ -33,6 +38,8 @@ usage_print(FILE *f)
 	    "       stockade rules check DIR\n"
 	    "       stockade status [--audit-socket PATH] [--netguard-socket PATH]\n"
 	    "                       [--mcp-state DIR] [--json]\n"
+	    "       stockade fleet status --witness DIR|FILE ... [--log DIR ...]\n"
+	    "                       [--mcp-state DIR ...] [--json]\n"
 	    "       stockade version\n");
 }
 
@@ -77,6 +84,8 @@ main(int argc, char *argv[])
 		return cmd_rules(argc - 1, argv + 1);
 	if (strcmp(argv[1], "status") == 0)
 		return cmd_status(argc - 1, argv + 1);
+	if (strcmp(argv[1], "fleet") == 0)
+		return cmd_fleet(argc - 1, argv + 1);
 	if (strcmp(argv[1], "version") == 0) {
 		printf("stockade %s\n", STOCKADE_VERSION);
 		return 0;

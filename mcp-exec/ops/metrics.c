@@ -7,6 +7,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <event2/buffer.h>
@@ -348,8 +349,8 @@ render_quotas(struct server *srv, struct evbuffer *out)
 	json_decref(list);
 }
 
-void
-metrics_render(struct server *srv, struct evbuffer *out)
+static void
+render_all(struct server *srv, struct evbuffer *out)
 {
 	family(out, "stockade_up", "gauge", "1 while mcp-exec answers.");
 	evbuffer_add_printf(out, "stockade_up 1\n");
@@ -365,4 +366,52 @@ metrics_render(struct server *srv, struct evbuffer *out)
 	render_polls(out);
 	render_egress(srv, out);
 	render_quotas(srv, out);
+}
+
+/*
+ * Every sample of raw with node="ID" as its first label, so that series of
+ * a fleet's nodes never merge, however they are scraped.  Comments pass
+ * as they are.
+ */
+static void
+label_node(struct evbuffer *raw, const char *node, struct evbuffer *out)
+{
+	char	*line, *brace, *space;
+	size_t	 n;
+
+	while ((line = evbuffer_readln(raw, &n, EVBUFFER_EOL_LF)) != NULL) {
+		brace = strchr(line, '{');
+		space = strchr(line, ' ');
+		if (line[0] == '#' || space == NULL)
+			evbuffer_add_printf(out, "%s\n", line);
+		else if (brace != NULL && brace < space) {
+			evbuffer_add(out, line, (size_t)(brace - line) + 1);
+			evbuffer_add_printf(out, "node=\"");
+			label_value(out, node);
+			evbuffer_add_printf(out, "\",%s\n", brace + 1);
+		} else {
+			evbuffer_add(out, line, (size_t)(space - line));
+			evbuffer_add_printf(out, "{node=\"");
+			label_value(out, node);
+			evbuffer_add_printf(out, "\"}%s\n", space);
+		}
+		free(line);
+	}
+}
+
+void
+metrics_render(struct server *srv, struct evbuffer *out)
+{
+	struct evbuffer	*raw;
+
+	/* One node stays one node: no fleet, no label. */
+	if (srv->conf.fleet.node_id[0] == '\0') {
+		render_all(srv, out);
+		return;
+	}
+	if ((raw = evbuffer_new()) == NULL)
+		fatalx("evbuffer_new");
+	render_all(srv, raw);
+	label_node(raw, srv->conf.fleet.node_id, out);
+	evbuffer_free(raw);
 }

@@ -49,6 +49,10 @@ status_publish(struct server *srv)
 	    (json_int_t)srv->counters.pool_hits, "misses",
 	    (json_int_t)srv->counters.pool_misses, "warm",
 	    srv->counters.pool_warm != 0);
+	/* Which node of a fleet this is (stockade status, fleet status). */
+	if (o != NULL && srv->conf.fleet.node_id[0] != '\0')
+		json_object_set_new(o, "node", json_string(
+		    srv->conf.fleet.node_id));
 	data = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (data == NULL ||

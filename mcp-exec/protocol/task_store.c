@@ -306,8 +306,10 @@ ok:
 		t->status = TASK_FAILED;
 		t->updated_ms = now;
 		snprintf(t->message, sizeof(t->message), "%s", restart_msg);
-		t->error = json_pack("{s:i, s:s}", "code", -32603, "message",
-		    restart_msg);
+		/* Typed, so a client tells a lost task from a failed call. */
+		t->error = json_pack("{s:i, s:s, s:{s:s, s:s}}", "code",
+		    FLEET_ERR_TASK_LOST, "message", restart_msg, "data",
+		    "reason", FLEET_TASK_LOST, "node", FLEET_SELF(st->node));
 		if (rec_save(st, t) == -1)
 			log_warnx("%s: could not be marked failed", path);
 	}
@@ -332,7 +334,10 @@ task_store_open(struct task_store *st, const char *state_dir,
 	st->max_ttl_ms = conf->server.tasks.max_ttl_ms;
 	st->max_total = conf->server.tasks.max_total;
 	st->max_per_principal = conf->server.tasks.max_per_principal;
-	if (xsnprintf(st->dir, sizeof(st->dir), "%s/tasks", state_dir) == -1) {
+	if (conf->server.tasks.dir[0] != '\0')
+		snprintf(st->dir, sizeof(st->dir), "%s", conf->server.tasks.dir);
+	else if (xsnprintf(st->dir, sizeof(st->dir), "%s/tasks", state_dir) ==
+	    -1) {
 		snprintf(err, errlen, "state_dir too long");
 		return -1;
 	}

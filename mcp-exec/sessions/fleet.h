@@ -27,10 +27,12 @@
 #define FLEET_ERR_SESSION_LOST	-31001	/* the handle's node is gone or going */
 #define FLEET_ERR_DRAINING	-31002	/* no new sessions here: go elsewhere */
 #define FLEET_ERR_WRONG_NODE	-31003	/* the handle is another node's */
+#define FLEET_ERR_TASK_LOST	-31004	/* a task ran when its node restarted */
 
 /* data.reason of those errors (the router's own is "node_gone"). */
 #define FLEET_NODE_DRAINING	"node_draining"
 #define FLEET_WRONG_NODE	"wrong_node"
+#define FLEET_TASK_LOST		"lost_with_node"
 
 /* What the client reads (node, then this node's id or "none"). */
 #define FLEET_WRONG_NODE_FMT	"the handle belongs to node %s, not to this " \

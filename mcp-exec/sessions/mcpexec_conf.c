@@ -139,7 +139,7 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 	    "max_sessions_per_principal", "max_requests_per_principal",
 	    "unused_session_timeout_s", NULL };
 	static const char *const tkeys[] = { "max_ttl_ms", "max_total",
-	    "max_per_principal", NULL };
+	    "max_per_principal", "dir", NULL };
 	static const char *const lkeys[] = { "max_total",
 	    "max_per_principal", "max_lifetime_s", NULL };
 	json_t		*sub;
@@ -195,6 +195,7 @@ server_section(struct conf_ctx *ctx, const json_t *o, struct server_conf *s)
 			s->tasks.max_ttl_ms = (uint64_t)i;
 		get_caps(ctx, sub, "tasks", 100000, &s->tasks.max_total,
 		    &s->tasks.max_per_principal);
+		get_path(ctx, sub, "dir", s->tasks.dir, sizeof(s->tasks.dir));
 	}
 	if (conf_get_object(ctx, o, "listen", &sub) == 1) {
 		conf_check_keys(ctx, sub, lkeys);

@@ -74,6 +74,9 @@ struct server_conf {
 		uint64_t	max_ttl_ms;
 		unsigned	max_total;
 		unsigned	max_per_principal;
+		/* Where the records go; "" = state_dir/tasks.  A durable
+		 * volume here lets a task outlive its pod. */
+		char		dir[PATH_MAX];
 	}		tasks;
 	/* 2026-07-28 subscriptions/listen streams (protocol/listen.c):
 	 * how many may be open, and for how long at most. */

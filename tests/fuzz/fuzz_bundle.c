@@ -37,8 +37,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mkdir(out, 0700) == -1)
 		fatal("%s", out);
 	if (bundle_tar_extract(tar, out, msg, sizeof(msg)) == 0)
-		(void)bundle_verify(out, NULL, msg, sizeof(msg), warn,
-		    sizeof(warn));
+		(void)(bundle_is_fleet(out) ? bundle_verify_fleet(out, NULL, 0,
+		    msg, sizeof(msg), warn, sizeof(warn)) : bundle_verify(out,
+		    NULL, msg, sizeof(msg), warn, sizeof(warn)));
 	(void)rmtree(dir);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * Fuzz target for everything that reads audit log bytes: the verifier on
- * the input as one log file, and the checkpoint line parser on each line.
+ * the input as one log file, and the checkpoint line and fleet witness
+ * line parsers on each line.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "checkpoint.h"
 #include "verify.h"
+#include "witness.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -25,6 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (off < size && (nl = memchr(p + off, '\n', size - off)) != NULL) {
 		(void)checkpoint_from_line(p + off, (size_t)(nl - p - off), &cp,
 		    &why);
+		(void)witness_line(p + off, (size_t)(nl - p - off), &cp, &why);
 		off = (size_t)(nl - p) + 1;
 	}
 	return 0;

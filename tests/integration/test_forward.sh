@@ -146,3 +146,16 @@ stop_auditd
 rs_stop
 verify >/dev/null || fail "audit log does not verify"
 note "an unverified collector gets nothing; checkpoints go along; the log verifies"
+
+# The collector's file is a fleet witness of its own: its checkpoint
+# records prove the log whole, and catch the same log cut short.
+out=$("$STOCKADE" audit verify --fleet --witness "$T/siem.log" \
+    --pubkey "$KEYS/checkpoint.pub" "$LOG") || fail "siem as witness: $out"
+echo "$out" | grep -q ": intact: " || fail "siem as witness: $out"
+cp -a "$LOG" "$T/cut"
+f=$(ls "$T"/cut/audit-*.log | tail -1)
+head -n 3 "$f" >"$T/head" && mv "$T/head" "$f"
+out=$("$STOCKADE" audit verify --fleet --witness "$T/siem.log" \
+    --pubkey "$KEYS/checkpoint.pub" "$T/cut") && fail "cut log verified: $out"
+echo "$out" | grep -q ": truncated: " || fail "cut log: $out"
+note "rsyslog's file as a fleet witness: the log intact, the log cut short truncated"

@@ -378,6 +378,19 @@ EOF
 note "egress: this server's sandboxes summed per deny chain, others' left out; a slow netguard is left out, the scrape does not stall"
 
 stop_mx || fail "mcp-exec exit status $? at SIGTERM"
+
+# A node of a fleet names itself on every series, still in the format.
+start_mx --node-id node-9
+curl -s -H "Authorization: Bearer $TOK" "http://127.0.0.1:$PORT/metrics" >"$T/node.prom" || fail "scrape node-9"
+"$PY" "$T/metrics.py" "$T/node.prom" | "$PY" -c '
+import json, sys
+s = json.load(sys.stdin)["samples"]
+bare = [k for k in s if "node=node-9" not in k]
+assert s and not bare, bare[:5]
+assert s["stockade_up{node=node-9}"] == 1
+' || fail "node label: $(head -20 "$T/node.prom")"
+note "with --node-id: node=\"node-9\" on every one of $(grep -vc '^#' "$T/node.prom") samples"
+stop_mx || fail "mcp-exec exit status $? at SIGTERM"
 stop_ng
 stop_auditd
 verify >/dev/null || fail "audit log does not verify"

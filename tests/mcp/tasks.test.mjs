@@ -292,7 +292,8 @@ test("stdio: a restart fails the tasks that were running, with the reason", asyn
   assert.equal(t.status, "failed");
   assert.match(t.statusMessage, /restarted/);
   const r = await one.rpc("tasks/result", { taskId: id });
-  assert.equal(r.error.code, -32603);
+  assert.equal(r.error.code, -31004);	// lost with its node, typed
+  assert.equal(r.error.data.reason, "lost_with_node");
   assert.match(r.error.message, /restarted/);
   one.proc.stdin.end();
   assert.equal(await one.exited, 0);

@@ -10,17 +10,7 @@ static EVP_PKEY *priv, *pub, *other;
 static void
 keys(void)
 {
-	char	 dir[PATH_MAX], dir2[PATH_MAX], path[PATH_MAX], err[256];
-
-	tu_tmpdir(dir, sizeof(dir));
-	tu_keygen(dir);
-	tu_path(path, sizeof(path), dir, "checkpoint.key");
-	priv = ed25519_load_private(path, err, sizeof(err));
-	ck_assert_ptr_nonnull(priv);
-	pub = tu_pubkey(dir);
-	tu_tmpdir(dir2, sizeof(dir2));
-	tu_keygen(dir2);
-	other = tu_pubkey(dir2);
+	tu_keys(&priv, &pub, &other);
 }
 
 static void

@@ -110,8 +110,11 @@ START_TEST(test_roundtrip_and_restart)
 	    NOW + 10));
 	ck_assert_int_eq(t->status, TASK_FAILED);
 	ck_assert_str_eq(t->message, RESTART);
+	/* Typed: lost with its node, not a failed call. */
 	ck_assert_int_eq(json_integer_value(json_object_get(t->error,
-	    "code")), -32603);
+	    "code")), FLEET_ERR_TASK_LOST);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(
+	    t->error, "data"), "reason")), FLEET_TASK_LOST);
 	ck_assert(t->updated_ms == NOW + 10);
 	task_store_close(&st);
 	/* ...and says so on disk: a second restart reads it failed. */

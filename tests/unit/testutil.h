@@ -77,6 +77,23 @@ tu_pubkey(const char *dir)
 	return k;
 }
 
+/* A signing key, its public half, and another key's public half. */
+static inline void
+tu_keys(EVP_PKEY **priv, EVP_PKEY **pub, EVP_PKEY **other)
+{
+	char	 dir[PATH_MAX], dir2[PATH_MAX], path[PATH_MAX], err[256];
+
+	tu_tmpdir(dir, sizeof(dir));
+	tu_keygen(dir);
+	tu_path(path, sizeof(path), dir, "checkpoint.key");
+	*priv = ed25519_load_private(path, err, sizeof(err));
+	ck_assert_msg(*priv != NULL, "%s", err);
+	*pub = tu_pubkey(dir);
+	tu_tmpdir(dir2, sizeof(dir2));
+	tu_keygen(dir2);
+	*other = tu_pubkey(dir2);
+}
+
 /* noinline: gcc 12 mistakes the result for a pointer to the local. */
 static __attribute__((noinline, unused)) char *
 tu_read(const char *path, size_t *len)
