@@ -26,19 +26,6 @@
 #define LINE_OVERHEAD		1024	/* seq, prev, ts, peer, hash around fields */
 #define PRIO_DONE		0
 
-static void	append_checkpoint(struct writer *);
-
-static void
-lock(struct writer *w)
-{
-	pthread_mutex_lock(&w->mu);
-}
-
-static void
-unlock(struct writer *w)
-{
-	pthread_mutex_unlock(&w->mu);
-}
 
 /* ------------------------------------------------------------ sequencing */
 
@@ -164,12 +151,12 @@ commit_cb(evutil_socket_t fd, short ev, void *arg)
 		drain_done(w);
 		return;
 	}
-	lock(w);
+	writer_lock(w);
 	if (w->fill->records > 0) {
 		w->kicked = 1;
 		pthread_cond_signal(&w->cv);
 	}
-	unlock(w);
+	writer_unlock(w);
 }
 
 static enum writer_status
@@ -235,7 +222,7 @@ writer_append_code(struct writer *w, const char *event, const json_t *fields,
 		bytes += b->len;
 	if (w->state != W_RUNNING)
 		return refusal(w);
-	lock(w);
+	writer_lock(w);
 	if (fill_is_full(w) || (rc != NULL && w->fill->records > 0 &&
 	    w->fill->blob_bytes + bytes > BATCH_BLOB_BYTES_MAX))
 		r = WRITER_FULL;
@@ -249,9 +236,9 @@ writer_append_code(struct writer *w, const char *event, const json_t *fields,
 		*seq = w->chain.seq;
 		memcpy(hash, w->chain.hash, SHA256_LEN);
 		if (w->since_cp >= w->conf.checkpoint_events)
-			append_checkpoint(w);
+			writer_checkpoint_locked(w);
 	}
-	unlock(w);
+	writer_unlock(w);
 	if (r == WRITER_FULL)
 		w->want_resume = 1;
 	else if (r == WRITER_OK)
@@ -260,8 +247,8 @@ writer_append_code(struct writer *w, const char *event, const json_t *fields,
 }
 
 /* The daemon's own record.  Locked. */
-static void
-append_own(struct writer *w, const char *event, json_t *fields)
+void
+writer_own_locked(struct writer *w, const char *event, json_t *fields)
 {
 	if (fields == NULL) {
 		/* json_pack failed: a bug, but never a silent loss. */
@@ -284,9 +271,9 @@ append_own(struct writer *w, const char *event, json_t *fields)
 void
 writer_append_own(struct writer *w, const char *event, json_t *fields)
 {
-	lock(w);
-	append_own(w, event, fields);
-	unlock(w);
+	writer_lock(w);
+	writer_own_locked(w, event, fields);
+	writer_unlock(w);
 }
 
 void
@@ -296,15 +283,15 @@ writer_append_own_kept(struct writer *w, const char *event, json_t *fields,
 	struct retained_code	*b;
 	uint64_t		 seq;
 
-	lock(w);
+	writer_lock(w);
 	seq = w->chain.seq;
-	append_own(w, event, fields);
+	writer_own_locked(w, event, fields);
 	/* In the filling batch (the lock is still held), after the record
 	 * chose its file, as writer_append_code adds them. */
 	for (b = rc; w->chain.seq != seq && b != NULL; b = b->next)
 		if (b->data != NULL)
 			batch_add_blob(w, b);
-	unlock(w);
+	writer_unlock(w);
 }
 
 /*
@@ -326,8 +313,8 @@ cp_timer_arm(struct writer *w)
 }
 
 /* Signs the head and records the checkpoint.  Locked. */
-static void
-append_checkpoint(struct writer *w)
+void
+writer_checkpoint_locked(struct writer *w)
 {
 	struct checkpoint	 cp;
 	json_t			*rec;
@@ -366,9 +353,9 @@ writer_checkpoint(struct writer *w)
 {
 	if (w->state != W_RUNNING)
 		return;
-	lock(w);
-	append_checkpoint(w);
-	unlock(w);
+	writer_lock(w);
+	writer_checkpoint_locked(w);
+	writer_unlock(w);
 }
 
 /* ------------------------------------------------------------ completion */
@@ -414,10 +401,10 @@ writer_fail(struct writer *w, struct batch *b)
 	    WRITER_SUSPENDED;
 	/* The I/O thread has stopped (io_failed); what it had not taken
 	 * goes too.  Every record not durable is gone: senders hear it now. */
-	lock(w);
+	writer_lock(w);
 	fill = w->fill;
 	w->fill = batch_new();
-	unlock(w);
+	writer_unlock(w);
 	lost = fill->records;
 	/* b and the batches after it on the done list: the I/O thread
 	 * hands several back at once when one fdatasync covered them. */
@@ -503,11 +490,11 @@ drain_done(struct writer *w)
 	struct batch	*b, *next;
 	int		 full;
 
-	lock(w);
+	writer_lock(w);
 	b = w->done;
 	w->done = NULL;
 	w->done_tail = &w->done;
-	unlock(w);
+	writer_unlock(w);
 	for (; b != NULL; b = next) {
 		next = b->next;
 		if (b->err == 0) {
@@ -520,117 +507,15 @@ drain_done(struct writer *w)
 		return;
 	}
 	if (w->want_resume && w->resume_cb != NULL) {
-		lock(w);
+		writer_lock(w);
 		full = fill_is_full(w);
-		unlock(w);
+		writer_unlock(w);
 		if (!full) {
 			w->want_resume = 0;
 			w->resume_cb(w->resume_arg);
 		}
 	}
 	maybe_stopped(w);
-}
-
-/* ------------------------------------------------------------ recovery */
-
-static void
-new_chain_id(char out[CHAIN_ID_HEX + 1])
-{
-	uint8_t	 rnd[CHAIN_ID_HEX / 2];
-
-	if (getentropy(rnd, sizeof(rnd)) == -1)
-		fatal("getentropy");
-	hex_encode(rnd, sizeof(rnd), out);
-}
-
-static void
-record_recovery(struct writer *w, const struct recovery_note *rn)
-{
-	if (rn->cut) {
-		log_warnx("recovery: cut %llu bytes of torn tail from %s",
-		    (unsigned long long)rn->bytes, rn->file);
-		append_own(w, "recovery", json_pack(
-		    "{s:s, s:s, s:I, s:I, s:s, s:s}", "action", "cut_torn_tail",
-		    "file", rn->file, "offset", (json_int_t)rn->offset,
-		    "bytes", (json_int_t)rn->bytes, "sha256", rn->sha256,
-		    "excerpt_base64", rn->excerpt));
-	}
-	if (rn->dropped)
-		append_own(w, "recovery", json_pack("{s:s, s:s}", "action",
-		    "removed_empty_file", "file", rn->dropped_file));
-}
-
-/*
- * Re-derives the head from disk and gives the I/O thread its file.  Runs
- * only while the I/O thread takes nothing (not started, or io_failed).
- */
-static int
-writer_recover(struct writer *w, char *err, size_t errlen)
-{
-	static const uint8_t	 zero[SHA256_LEN];
-	struct log_state	 st;
-	struct recovery_note	 rn;
-
-	if (logdir_recover(w->conf.log_dir, &st, &rn, err, errlen) == -1)
-		return -1;
-	lock(w);
-	if (w->fd != -1)
-		close(w->fd);
-	w->fd = st.fd;
-	w->fd_size = st.size;
-	w->zero_end = st.size;		/* recovery cut any zero tail */
-	w->zero_fs = -1;
-	if (st.empty) {
-		/* A new chain: its first file holds chain_start. */
-		new_chain_id(w->chain_id);
-		chain_set_head(&w->chain, 0, zero);
-		w->fill->newfile = 1;
-		logfile_name(1, w->active);
-		w->active_bytes = 0;
-	} else {
-		memcpy(w->chain_id, st.chain_id, sizeof(w->chain_id));
-		chain_set_head(&w->chain, st.seq, st.hash);
-		snprintf(w->active, sizeof(w->active), "%s", st.name);
-		w->active_bytes = st.size;
-	}
-	memcpy(w->durable_active, w->active, sizeof(w->durable_active));
-	__atomic_store_n(&w->durable_seq, w->chain.seq, __ATOMIC_RELEASE);
-	memcpy(w->durable_hash, w->chain.hash, SHA256_LEN);
-	w->state = W_RUNNING;
-	if (st.empty)
-		append_own(w, "chain_start", json_pack("{s:s, s:i}",
-		    "chain_id", w->chain_id, "version", 1));
-	record_recovery(w, &rn);
-	w->io_failed = 0;
-	unlock(w);
-	return 0;
-}
-
-static void
-retry_cb(evutil_socket_t fd, short ev, void *arg)
-{
-	struct writer	*w = arg;
-	struct timeval	 tv = { w->conf.retry_seconds, 0 };
-	char		 err[512];
-	uint64_t	 dropped = w->dropped;
-
-	if (writer_recover(w, err, sizeof(err)) == -1) {
-		log_warnx("audit log still unavailable: %s", err);
-		evtimer_add(w->retry_ev, &tv);
-		return;
-	}
-	lock(w);
-	append_own(w, "audit_resumed", json_pack("{s:s, s:s, s:s, s:I}",
-	    "reason", w->fail_reason, "action",
-	    audit_action_name(w->fail_action), "since", w->fail_since,
-	    w->fail_action == ACTION_KEEP_GOING ? "events_lost" :
-	    "events_refused", (json_int_t)dropped));
-	w->fill->reported += dropped;
-	append_checkpoint(w);
-	unlock(w);
-	log_info("audit log resumed after %s (%llu events %s)", w->fail_reason,
-	    (unsigned long long)dropped,
-	    w->fail_action == ACTION_KEEP_GOING ? "lost" : "refused");
 }
 
 static void
@@ -677,7 +562,7 @@ writer_start(struct event_base *base, const struct audit_conf *conf,
 		fatal("eventfd");
 	w->commit_ev = event_new(base, -1, 0, commit_cb, w);
 	w->done_ev = event_new(base, w->efd, EV_READ | EV_PERSIST, done_cb, w);
-	w->retry_ev = evtimer_new(base, retry_cb, w);
+	w->retry_ev = evtimer_new(base, writer_retry_cb, w);
 	w->cp_ev = evtimer_new(base, cp_timer_cb, w);
 	if (w->commit_ev == NULL || w->done_ev == NULL || w->retry_ev == NULL ||
 	    w->cp_ev == NULL)
@@ -716,7 +601,7 @@ writer_on_halt(struct writer *w, writer_notify_cb *cb, void *arg)
 void
 writer_reconfigure(struct writer *w, const struct audit_conf *c)
 {
-	lock(w);
+	writer_lock(w);
 	w->conf.max_event_bytes = c->max_event_bytes;
 	w->conf.code_sample_bytes = c->code_sample_bytes;
 	w->conf.max_file_bytes = c->max_file_bytes;
@@ -733,7 +618,7 @@ writer_reconfigure(struct writer *w, const struct audit_conf *c)
 		pthread_cond_signal(&w->cv);
 	/* A new every_seconds counts from the last checkpoint too. */
 	cp_timer_arm(w);
-	unlock(w);
+	writer_unlock(w);
 }
 
 void
@@ -747,11 +632,11 @@ writer_shutdown(struct writer *w, writer_notify_cb *done, void *arg)
 		return;
 	}
 	w->state = W_STOPPING;
-	lock(w);
-	append_own(w, "daemon_stop", json_pack("{s:s}", "program",
+	writer_lock(w);
+	writer_own_locked(w, "daemon_stop", json_pack("{s:s}", "program",
 	    "stockade-auditd"));
-	append_checkpoint(w);
-	unlock(w);
+	writer_checkpoint_locked(w);
+	writer_unlock(w);
 	maybe_stopped(w);
 }
 
@@ -761,10 +646,10 @@ writer_free(struct writer *w)
 	struct batch	*b, *next;
 
 	if (w->thread_started) {
-		lock(w);
+		writer_lock(w);
 		w->quit = 1;
 		pthread_cond_signal(&w->cv);
-		unlock(w);
+		writer_unlock(w);
 		pthread_join(w->thread, NULL);
 	}
 	for (b = w->done; b != NULL; b = next) {

@@ -174,4 +174,28 @@ int		 writer_io_inline(struct writer *);
 /* Cuts the zero tail (durably), closes the file; -1 if the cut failed. */
 int		 writer_io_seal(struct writer *);
 
+static inline void
+writer_lock(struct writer *w)
+{
+	pthread_mutex_lock(&w->mu);
+}
+
+static inline void
+writer_unlock(struct writer *w)
+{
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* writer.c, mu held: a record of the daemon's own; a checkpoint. */
+void		 writer_own_locked(struct writer *, const char *event,
+		    json_t *fields);
+void		 writer_checkpoint_locked(struct writer *);
+/*
+ * writer_recover.c: re-derives the head from the log directory and gives
+ * the I/O thread its file (only while it takes nothing: not started, or
+ * io_failed); the retry timer's callback after a failure.
+ */
+int		 writer_recover(struct writer *, char *err, size_t errlen);
+void		 writer_retry_cb(evutil_socket_t, short, void *);
+
 #endif
