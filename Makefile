@@ -39,6 +39,9 @@ DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \
 	    kmod cpio xz-utils file runsc chromium redis-server
 # haproxy: the fleet router (deploy/router/) in front of mcp-exec nodes.
 DEB_TEST += haproxy
+# squid-openssl: the HTTPS egress proxy for policies with "http" rules
+# (netguard/proxy.h; docs/egress-proxy.md says why Squid).
+DEB_TEST += squid-openssl
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)

@@ -17,6 +17,7 @@
 #include "audit_link.h"
 #include "link.h"
 #include "policy.h"
+#include "proxy.h"
 #include "resolver.h"
 
 #define NETGUARD_CONF_FILE	"netguard.yaml"
@@ -44,6 +45,7 @@ struct ng_conf {
 	unsigned		 flow_summary_s;
 	uint16_t		 resolver_port;
 	struct resolver_conf	 resolver;
+	struct proxy_conf	 proxy;		/* "http" destinations */
 };
 
 struct nft_handle;
