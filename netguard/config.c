@@ -39,6 +39,7 @@ conf_defaults(struct ng_conf *c)
 	c->resolver.qps_max = 50;
 	c->resolver.timeout_ms = 2000;
 	c->proxy.port_base = PROXY_PORT_BASE;
+	snprintf(c->proxy.dir, sizeof(c->proxy.dir), "%s", PROXY_DIR_DEFAULT);
 	c->proxy.pool = c->pool;
 }
 
@@ -84,7 +85,7 @@ static void
 load_proxy(struct conf_ctx *ctx, const json_t *o, struct ng_conf *c)
 {
 	static const char *const keys[] = { "ca_cert", "ca_key", "port_base",
-	    NULL };
+	    "dir", NULL };
 	char	 err[CONF_ERROR_LEN];
 	int64_t	 i;
 
@@ -93,6 +94,7 @@ load_proxy(struct conf_ctx *ctx, const json_t *o, struct ng_conf *c)
 	    0);
 	get_path(ctx, o, "ca_key", c->proxy.ca_key, sizeof(c->proxy.ca_key),
 	    0);
+	get_path(ctx, o, "dir", c->proxy.dir, sizeof(c->proxy.dir), 0);
 	if (conf_get_int(ctx, o, "port_base", 1024, 65535 - PROXY_PORTS_MAX,
 	    &i) == 1)
 		c->proxy.port_base = (uint16_t)i;

@@ -97,6 +97,7 @@ struct netguard {
 	int			 control_fd;
 	struct event		*control_ev;
 	struct event		*reaper;
+	pid_t			 proxy_pid;	/* 0: no egress proxy */
 };
 
 /* config.c */
@@ -142,6 +143,10 @@ void	state_remove(const struct attachment *);
 void	state_restore(struct netguard *, json_t *removed);
 /* Detaches every attachment whose namespace nothing else holds. */
 void	state_reap(struct netguard *);
+
+/* proxy_run.c: Squid, while a policy has http destinations. */
+int	proxy_start(struct netguard *, char *err, size_t errlen);
+void	proxy_stop(struct netguard *);
 
 /* control.c */
 int	control_listen(struct netguard *);

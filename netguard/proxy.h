@@ -21,12 +21,14 @@
 #include "policy.h"
 
 #define PROXY_CONF_NAME		"squid.conf"
+#define PROXY_LOG_DIR		"log"		/* Squid's user's */
 #define PROXY_LOG_NAME		"access.log"
 #define PROXY_TLS_DIR		"tls"
 #define PROXY_ERRORS_DIR	"errors"
 #define PROXY_CERT_DAYS		30	/* issued again at each start */
 #define PROXY_PORTS_MAX		256	/* destinations over all policies */
 #define PROXY_PORT_BASE		15080	/* in the uplink namespace */
+#define PROXY_DIR_DEFAULT	"/run/stockade/netguard-proxy"
 
 /* Why the proxy refused a request: the X-Squid-Error header and the
  * body of the 403 carry "stockade-egress: REASON". */
@@ -35,6 +37,7 @@
 struct proxy_conf {
 	char			 ca_cert[4096];	/* PEM, the deployment CA */
 	char			 ca_key[4096];	/* its key: root's, 0600 */
+	char			 dir[4096];	/* netguard's Squid's */
 	uint16_t		 port_base;
 	struct policy_cidr	 pool;		/* sandboxes' addresses */
 };
@@ -47,8 +50,9 @@ uint16_t proxy_port(const struct policy_set *, const struct policy *,
 /*
  * Writes dir/PROXY_CONF_NAME (mode 0600: it holds the credentials),
  * dir/PROXY_ERRORS_DIR's pages and, unless certs is 0, one certificate and
- * key per destination under dir/PROXY_TLS_DIR.  dir must exist, root's
- * and 0700.  -1 with err, and nothing usable written.
+ * key per destination under dir/PROXY_TLS_DIR (0700).  dir must exist,
+ * root's, and reachable by Squid's user, who writes dir/PROXY_LOG_DIR.
+ * -1 with err, and nothing usable written.
  */
 int	proxy_conf_write(const struct policy_set *, const struct proxy_conf *,
 	    const char *dir, int certs, char *err, size_t errlen);

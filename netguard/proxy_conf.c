@@ -30,7 +30,9 @@ static const char *const reply_headers[] = {
 	"Content-Type", "Content-Length", "Content-Encoding",
 	"Content-Language", "Content-Range", "Accept-Ranges", "Cache-Control",
 	"Date", "ETag", "Expires", "Last-Modified", "Location", "Retry-After",
-	"Vary", NULL
+	"Vary",
+	"X-Squid-Error",	/* the refusal's name: ERR_STOCKADE_RULE, ... */
+	NULL
 };
 static const char *const reasons[] = { PROXY_REASONS, NULL };
 
@@ -126,11 +128,13 @@ conf_global(FILE *f, const struct proxy_conf *pc, const char *dir,
 	fprintf(f, "# Written by netguard from rules/network/*.yaml at each "
 	    "start and reload.\n# Holds credentials: root's, mode 0600; do "
 	    "not edit, do not copy.\n\n");
-	fprintf(f, "pid_filename %s/squid.pid\n", dir);
-	fprintf(f, "cache_log %s/cache.log\n", dir);
+	/* Squid writes only under PROXY_LOG_DIR, as its own user. */
+	fprintf(f, "pid_filename %s/%s/squid.pid\n", dir, PROXY_LOG_DIR);
+	fprintf(f, "cache_log %s/%s/cache.log\n", dir, PROXY_LOG_DIR);
 	fprintf(f, "logformat stockade %%ts.%%03tu %%>a %%>lp %%rm %%>Hs "
 	    "%%>st %%<st %%tr %%err_code %%>rp\n");
-	fprintf(f, "access_log stdio:%s/%s stockade\n", dir, PROXY_LOG_NAME);
+	fprintf(f, "access_log stdio:%s/%s/%s stockade\n", dir, PROXY_LOG_DIR,
+	    PROXY_LOG_NAME);
 	fprintf(f, "cache_store_log none\nlogfile_rotate 0\n");
 	/* No core file holds a credential. */
 	fprintf(f, "coredump_dir none\n");

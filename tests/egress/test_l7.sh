@@ -1,0 +1,244 @@
+#!/bin/bash
+# HTTP rules and an injected credential (issue 38): a policy lets the
+# sandbox GET /v1/reports/* on api.test:443 with a token it never sees.
+# netguard runs Squid (squid-openssl) in the uplink namespace and turns the
+# sandbox's connections to api.test's pinned addresses into connections to
+# it; Squid shows a certificate of the deployment CA, checks each request,
+# adds the token and connects to the real server, verifying it.  The fake
+# API answers only requests that carry the token.  Then every way around
+# it fails, for its own reason: another method or path, dot segments,
+# another Host (domain fronting), an Upgrade (WebSocket, h2c), CONNECT, a
+# redirect to another host, plain TCP, UDP to the port (QUIC), a reply
+# header echoing the token; and rules check refuses a secret others can
+# read.
+. "$(dirname "$0")/lib.sh"
+
+need_netguard
+[ -x /usr/sbin/squid ] || skip "squid-openssl not installed"
+command -v curl >/dev/null || skip "curl not installed"
+API=203.0.113.30		# api.test
+OTHER=203.0.113.31		# other.test: not in the policy
+TOKEN="s3cr3t-Report.Token_$$"
+topo_up
+start_auditd
+for a in $API $OTHER; do ip -n "$NS_W" addr add "$a/32" dev w0; done
+printf '%s api.test\n%s other.test\n' "$API" "$OTHER" >>"$HOSTS"
+kill -HUP "$DNSMASQ_PID"
+
+# Two CAs: the API's own, and the deployment CA only sandboxes trust.
+P="$T/pki"
+mkdir -p "$P"
+for ca in api egress; do
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+	    -subj "/CN=stockade test $ca CA" -keyout "$P/$ca-ca.key" -out "$P/$ca-ca.pem" \
+	    2>"$P/err" || fail "$ca CA: $(cat "$P/err")"
+done
+chmod 600 "$P/egress-ca.key"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=api.test" \
+    -keyout "$P/api.key" -out "$P/api.csr" 2>"$P/err" || fail "CSR: $(cat "$P/err")"
+printf 'subjectAltName=DNS:api.test,DNS:other.test\nbasicConstraints=CA:FALSE\n' >"$P/ext"
+openssl x509 -req -in "$P/api.csr" -CA "$P/api-ca.pem" -CAkey "$P/api-ca.key" \
+    -CAcreateserial -days 2 -extfile "$P/ext" -out "$P/api.pem" 2>"$P/err" ||
+    fail "sign: $(cat "$P/err")"
+mkdir -p "$T/secret"
+printf '%s\n' "$TOKEN" >"$T/secret/token"
+chmod 600 "$T/secret/token"
+
+# The fake API, on api.test and other.test: every request is logged with
+# whether it carried the token; only those that do are answered.
+cat >"$T/api.py" <<'PY'
+import http.server, ssl, sys, threading
+token = open(sys.argv[1]).read().strip()
+log = open(sys.argv[2], "a", buffering=1)
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def handle_one(self):
+        auth = self.headers.get("Authorization", "")
+        log.write("%s %s %s %s host=%s\n" % (self.server.name, self.command, self.path,
+                  "token" if auth == "Bearer " + token else "no-token", self.headers.get("Host")))
+        if auth != "Bearer " + token:
+            return self.reply(401, b"no credential\n")
+        if self.path == "/v1/reports/redirect":
+            return self.reply(302, b"", [("Location", "https://other.test/v1/reports/1")])
+        if self.path == "/v1/reports/echo":
+            return self.reply(200, b"echo\n", [("X-Echo", auth)])
+        if self.path == "/v1/reports/echo-location":
+            return self.reply(302, b"", [("Location", "https://api.test/?t=" + token)])
+        self.reply(200, ("report %s %s\n" % (self.command, self.path)).encode())
+    def reply(self, code, body, headers=()):
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    do_GET = do_POST = do_DELETE = do_HEAD = do_PUT = handle_one
+    def log_message(self, *a):
+        pass
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+for name, addr in (("api", sys.argv[5]), ("other", sys.argv[6])):
+    srv = http.server.ThreadingHTTPServer((addr, 443), H)
+    srv.name = name
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+open(sys.argv[7], "w").write("ready\n")
+threading.Event().wait()
+PY
+ip netns exec "$NS_W" "$PY" "$T/api.py" "$T/secret/token" "$T/api.log" "$P/api.pem" \
+    "$P/api.key" "$API" "$OTHER" "$T/api.ready" 2>>"$T/api.err" &
+disown $!
+for _ in $(seq 1 100); do [ -s "$T/api.ready" ] && break; sleep 0.05; done
+[ -s "$T/api.ready" ] || fail "fake API did not start: $(cat "$T/api.err")"
+
+ng_rules
+PROXY_DIR="/run/stockade/ngproxy-$$"
+cat >>"$R/netguard.yaml" <<EOF
+http_proxy:
+  ca_cert: $P/egress-ca.pem
+  ca_key: $P/egress-ca.key
+  dir: $PROXY_DIR
+EOF
+policy api L2 "allow:
+  - names: [api.test]
+    ports: [443]
+  - names: [allowed.test]
+    ports: [80]
+http:
+  - host: api.test
+    ca_file: $P/api-ca.pem
+    rules:
+      - methods: [GET, HEAD]
+        paths: [\"/v1/reports/*\"]
+    credential:
+      name: reports-token
+      header: Authorization
+      prefix: \"Bearer \"
+      file: $T/secret/token
+resolver:
+  upstreams: [192.0.2.53]"
+
+# A secret others can read is refused by rules check; 0600 passes.  (The
+# shipped mirror profile names a policy this test does not write.)
+rm -f "$R/profiles/mirror.yaml"
+chmod 644 "$T/secret/token"
+out=$("$STOCKADE" rules check "$R" 2>&1) && fail "rules check took a 0644 secret: $out"
+echo "$out" | grep -q "readable by no one else" || fail "rules check, 0644 secret: $out"
+chmod 600 "$T/secret/token"
+out=$("$STOCKADE" rules check "$R" 2>&1) || fail "rules check: $out"
+note "rules check refuses a secret file others can read"
+
+start_netguard
+sandbox sb api
+for _ in $(seq 1 100); do
+	ip netns exec "$NS_G" ss -ltn 2>/dev/null | grep -q ':15080 ' && break
+	sleep 0.1
+done
+ip netns exec "$NS_G" ss -ltn | grep -q ':15080 ' ||
+    fail "squid does not listen: $(grep -E "FATAL|ERROR" "$PROXY_DIR/log/cache.log" 2>&1 | head -5)"
+[ "$(stat -c '%a %U' "$PROXY_DIR/squid.conf")" = "600 root" ] ||
+    fail "squid.conf is $(stat -c '%a %U' "$PROXY_DIR/squid.conf")"
+
+# req ARGS...: curl from the sandbox, trusting only the deployment CA (as
+# a session's trust store does); prints "CODE VERSION|X-Squid-Error|body".
+req() {
+	in_ns sb curl -sS --max-time 10 --cacert "$P/egress-ca.pem" -D "$T/hdr" \
+	    -o "$T/body" -w '%{http_code} %{http_version}' "$@" 2>"$T/curl.err" || true
+	cat "$T/hdr" "$T/body" >>"$T/seen.log" 2>/dev/null	# all the code saw
+	printf '|%s|%s' "$(tr -d '\r' <"$T/hdr" 2>/dev/null | sed -n 's/^X-Squid-Error: \([A-Z_]*\).*/\1/p')" \
+	    "$(head -c 200 "$T/body" 2>/dev/null | tr '\n' ' ')"
+	: >"$T/hdr"; : >"$T/body"
+}
+# expect_req WANT ARGS...: req's output matches WANT (grep -E).
+expect_req() {
+	local want=$1 out; shift
+	out=$(req "$@")
+	echo "$* -> $out" >>"$T/probe.log"
+	echo "$out" | grep -qE "$want" || fail "curl $*: expected /$want/, got: $out $(cat "$T/curl.err")"
+}
+
+expect_req '^200 1.1\|\|report GET /v1/reports/1 $' https://api.test/v1/reports/1
+grep -q '^api GET /v1/reports/1 token host=api.test' "$T/api.log" ||
+    fail "the API did not get the token: $(cat "$T/api.log")"
+note "GET https://api.test/v1/reports/1 through the proxy: 200, the token added on the way"
+
+R403='^403 1.1\|ERR_STOCKADE_'
+expect_req "${R403}RULE\|stockade-egress: rule" -X DELETE https://api.test/v1/reports/1
+expect_req "${R403}RULE\|stockade-egress: rule" -X POST -d x https://api.test/v1/reports/1
+expect_req "${R403}RULE\|stockade-egress: rule" https://api.test/admin
+expect_req "${R403}PATH\|stockade-egress: path" --path-as-is https://api.test/v1/reports/../admin
+expect_req "${R403}PATH\|stockade-egress: path" https://api.test/v1/reports/%2e%2e/admin
+expect_req "${R403}PATH\|stockade-egress: path" https://api.test/v1/reports/..%2fadmin
+note "another method, another path, dot segments (plain or encoded): 403 with the reason"
+
+# Domain fronting: TLS to api.test, Host naming another; and SNI naming
+# another host on api.test's address (the proxy's certificate is api.test's).
+expect_req "${R403}HOST\|stockade-egress: host" -H 'Host: other.test' https://api.test/v1/reports/1
+expect_req '^000 ' --connect-to other.test:443:api.test:443 https://other.test/v1/reports/1
+grep -q "SSL: no alternative certificate subject name matches target host name 'other.test'" \
+    "$T/curl.err" || fail "SNI other.test: $(cat "$T/curl.err")"
+note "domain fronting: Host other than api.test refused; SNI other.test fails verification"
+
+expect_req "${R403}UPGRADE\|stockade-egress: upgrade" -H 'Connection: Upgrade' \
+    -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
+    https://api.test/v1/reports/1
+expect_req "${R403}UPGRADE\|stockade-egress: upgrade" -H 'Connection: Upgrade, HTTP2-Settings' \
+    -H 'Upgrade: h2c' -H 'HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA' https://api.test/v1/reports/1
+expect_req '^200 1.1\|' --http2 https://api.test/v1/reports/1
+note "WebSocket and h2c upgrades refused; HTTP/2 over TLS is not offered (1.1)"
+
+expect_req '^302 1.1\|\|' https://api.test/v1/reports/redirect
+# Followed by the code itself: other.test is not a name it may resolve.
+expect_req '^302 ' -L https://api.test/v1/reports/redirect
+grep -q 'Could not resolve host: other.test' "$T/curl.err" ||
+    fail "following the redirect: $(cat "$T/curl.err")"
+grep -q '^other ' "$T/api.log" && fail "other.test was reached: $(grep '^other' "$T/api.log")"
+note "a redirect to another host: passed to the code, not followed; other.test unreachable"
+
+# The token in a reply header: dropped (X-Echo), or the reply refused
+# (Location, a header the code may see).
+expect_req '^200 1.1\|\|echo $' https://api.test/v1/reports/echo
+grep -qi "$TOKEN" "$T/seen.log" && fail "the token reached the sandbox: $(grep -i "$TOKEN" "$T/seen.log")"
+grep -qi '^X-Echo' "$T/seen.log" && fail "a reply header outside the list reached the sandbox"
+expect_req "^403 1.1\|ERR_STOCKADE_CREDENTIAL_ECHO\|stockade-egress: credential-echo" \
+    https://api.test/v1/reports/echo-location
+note "a reply header echoing the token: dropped, or the reply refused (403 credential-echo)"
+
+# CONNECT through the proxy, plain TCP to the port, UDP (QUIC) to it.
+cat >"$T/raw.py" <<'PY'
+import socket, ssl, sys
+mode, ca = sys.argv[1], sys.argv[2]
+try:
+    s = socket.create_connection(("api.test", 443), timeout=5)
+    if mode == "connect":
+        c = ssl.create_default_context(cafile=ca).wrap_socket(s, server_hostname="api.test")
+        c.sendall(b"CONNECT 203.0.113.30:22 HTTP/1.1\r\nHost: 203.0.113.30:22\r\n\r\n")
+        print(c.recv(200).decode(errors="replace").splitlines()[0])
+    elif mode == "plain":
+        s.sendall(b"GET /v1/reports/1 HTTP/1.1\r\nHost: api.test\r\n\r\n")
+        data = s.recv(4096)
+        print("report" in data.decode(errors="replace") and "answered" or "no answer", len(data))
+    else:
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.sendto(b"quic-ish", ("api.test", 443))
+        print("sent")
+except Exception as e:
+    print("failed", type(e).__name__)
+PY
+out=$(in_ns sb "$PY" "$T/raw.py" connect "$P/egress-ca.pem")
+echo "$out" | grep -qE '^HTTP/1.1 (400|403|405) ' || fail "CONNECT through the proxy: $out"
+out=$(in_ns sb "$PY" "$T/raw.py" plain "$P/egress-ca.pem")
+echo "$out" | grep -qE '^(no answer|failed)' || fail "plain TCP to api.test:443: $out"
+out=$(in_ns sb "$PY" "$T/raw.py" udp "$P/egress-ca.pem")
+expect_event egress_denied dst_ip=$API dst_port=443 protocol=udp rule=policy
+note "CONNECT refused, plain TCP gets no answer, UDP to api.test:443 dropped (egress_denied)"
+
+# Never the token where the code or the logs could read it.
+grep -q "$TOKEN" "$PROXY_DIR/log/access.log" && fail "the token is in Squid's access log"
+grep -q "$TOKEN" "$LOG"/audit-*.log && fail "the token is in the audit log"
+grep -c ' ERR_STOCKADE_' "$PROXY_DIR/log/access.log" >/dev/null ||
+    fail "refusals are not in the access log"
+# Every request the API saw carried the token and came through the proxy.
+grep -v ' token host=api.test$' "$T/api.log" && fail "the API saw a request without the token"
+egress_finish
+note "l7: the token is in no log; audit log verifies"
