@@ -57,6 +57,12 @@ att_audit(struct attachment *att, json_t *fields, const char *name)
 	audit_link_send(&att->ng->audit, ev);
 }
 
+void
+ng_audit(struct attachment *att, json_t *fields, const char *name)
+{
+	att_audit(att, fields, name);
+}
+
 static void
 denied_cb(void *owner, json_t *d)
 {

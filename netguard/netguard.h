@@ -52,6 +52,7 @@ struct nft_handle;
 struct nflog;
 struct flow_reader;
 struct flowlog;
+struct proxy_log;
 
 /* One sandbox namespace under a policy. */
 struct attachment {
@@ -98,6 +99,7 @@ struct netguard {
 	struct event		*control_ev;
 	struct event		*reaper;
 	pid_t			 proxy_pid;	/* 0: no egress proxy */
+	struct proxy_log	*proxy_log;
 };
 
 /* config.c */
@@ -116,6 +118,9 @@ json_t	*ng_attach(struct netguard *, int nsfd, const char *sandbox,
 	    int slot, int restored, char *err, size_t errlen);
 struct attachment *ng_find(struct netguard *, int nsfd, const char *sandbox);
 void	ng_detach(struct attachment *, const char *reason);
+/* An audit record of att's (its session, sandbox, principal, policy)
+ * with fields (taken) and event name. */
+void	ng_audit(struct attachment *, json_t *fields, const char *name);
 json_t	*ng_status(struct netguard *);
 /* Loads rules again and re-applies every attachment; -1 keeps the old. */
 int	ng_reload(struct netguard *, char *err, size_t errlen);
@@ -147,6 +152,9 @@ void	state_reap(struct netguard *);
 /* proxy_run.c: Squid, while a policy has http destinations. */
 int	proxy_start(struct netguard *, char *err, size_t errlen);
 void	proxy_stop(struct netguard *);
+/* proxy_log.c: egress_http records from Squid's access log under dir. */
+struct proxy_log *proxy_log_open(struct netguard *, const char *dir);
+void	proxy_log_close(struct proxy_log *);
 
 /* control.c */
 int	control_listen(struct netguard *);

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <netinet/in.h>
+
 #include "policy.h"
 
 #define PROXY_CONF_NAME		"squid.conf"
@@ -56,6 +58,23 @@ uint16_t proxy_port(const struct policy_set *, const struct policy *,
  */
 int	proxy_conf_write(const struct policy_set *, const struct proxy_conf *,
 	    const char *dir, int certs, char *err, size_t errlen);
+
+/* One line of the access log, parsed (proxy_log.c). */
+#define PROXY_LOG_FIELDS	11
+struct proxy_record {
+	struct in_addr		 client;	/* the sandbox's address */
+	uint16_t		 port;		/* Squid's: the destination */
+	char			 method[16];
+	unsigned		 status;
+	uint64_t		 bytes_out;	/* from the sandbox */
+	uint64_t		 bytes_in;	/* to it */
+	uint64_t		 duration_ms;
+	char			 error[48];	/* "-" or Squid's page name */
+	char			 rule[16];	/* "-" or "rN": which allowed */
+	char			 path[4096];
+};
+/* 0, or -1 when line is not exactly what the logformat writes. */
+int	proxy_log_parse(const char *line, struct proxy_record *);
 
 /* proxy_cert.c: a certificate for host, signed by the CA, its key new. */
 int	proxy_cert_issue(const char *ca_cert, const char *ca_key,

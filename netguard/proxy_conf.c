@@ -132,7 +132,7 @@ conf_global(FILE *f, const struct proxy_conf *pc, const char *dir,
 	fprintf(f, "pid_filename %s/%s/squid.pid\n", dir, PROXY_LOG_DIR);
 	fprintf(f, "cache_log %s/%s/cache.log\n", dir, PROXY_LOG_DIR);
 	fprintf(f, "logformat stockade %%ts.%%03tu %%>a %%>lp %%rm %%>Hs "
-	    "%%>st %%<st %%tr %%err_code %%>rp\n");
+	    "%%>st %%<st %%tr %%err_code %%{stk_rule}note %%>rp\n");
 	fprintf(f, "access_log stdio:%s/%s/%s stockade\n", dir, PROXY_LOG_DIR,
 	    PROXY_LOG_NAME);
 	fprintf(f, "cache_store_log none\nlogfile_rotate 0\n");
@@ -231,6 +231,9 @@ conf_dest(FILE *f, const struct proxy_conf *pc, const char *dir,
 		}
 		fprintf(f, "\nhttp_access allow d%u d%u_host d%u_m%zu d%u_p%zu\n",
 		    n, n, n, r, n, r);
+		/* Which rule allowed it, for the audit record. */
+		fprintf(f, "note stk_rule r%zu d%u d%u_host d%u_m%zu d%u_p%zu\n",
+		    r, n, n, n, r, n, r);
 	}
 	if (!h->has_credential)
 		return 0;

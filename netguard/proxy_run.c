@@ -69,11 +69,18 @@ proxy_start(struct netguard *ng, char *err, size_t errlen)
 	if (proxy_conf_write(ng->policies, pc, dir, 1, err, errlen) == -1)
 		return -1;
 	(void)unlink(pid);	/* left by a killed Squid, it would refuse */
+	/* Before Squid starts: it must find no old log (proxy_log.c). */
+	if ((ng->proxy_log = proxy_log_open(ng, dir)) == NULL) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
 	/* Names Squid's shared memory segments: another Squid's (or one
 	 * killed before it removed them) never collide with ours. */
 	(void)snprintf(service, sizeof(service), "netguard%d", (int)getpid());
 	if ((p = fork()) == -1) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
+		proxy_log_close(ng->proxy_log);
+		ng->proxy_log = NULL;
 		return -1;
 	}
 	if (p == 0) {
@@ -110,4 +117,6 @@ proxy_stop(struct netguard *ng)
 		usleep(20 * 1000);
 	}
 	ng->proxy_pid = 0;
+	proxy_log_close(ng->proxy_log);
+	ng->proxy_log = NULL;
 }

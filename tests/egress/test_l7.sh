@@ -160,6 +160,8 @@ expect_req() {
 expect_req '^200 1.1\|\|report GET /v1/reports/1 $' https://api.test/v1/reports/1
 grep -q '^api GET /v1/reports/1 token host=api.test' "$T/api.log" ||
     fail "the API did not get the token: $(cat "$T/api.log")"
+expect_event egress_http session_id=s-sb method=GET host=api.test port=443 \
+    path=/v1/reports/1 status=200 decision=allow rule=r0 credential=reports-token
 note "GET https://api.test/v1/reports/1 through the proxy: 200, the token added on the way"
 
 R403='^403 1.1\|ERR_STOCKADE_'
@@ -169,7 +171,10 @@ expect_req "${R403}RULE\|stockade-egress: rule" https://api.test/admin
 expect_req "${R403}PATH\|stockade-egress: path" --path-as-is https://api.test/v1/reports/../admin
 expect_req "${R403}PATH\|stockade-egress: path" https://api.test/v1/reports/%2e%2e/admin
 expect_req "${R403}PATH\|stockade-egress: path" https://api.test/v1/reports/..%2fadmin
-note "another method, another path, dot segments (plain or encoded): 403 with the reason"
+expect_event egress_http method=DELETE path=/v1/reports/1 status=403 decision=deny rule=rule
+expect_event egress_http method=GET path=/admin status=403 decision=deny rule=rule
+expect_event egress_http method=GET status=403 decision=deny rule=path
+note "another method, another path, dot segments (plain or encoded): 403 with the reason, audited"
 
 # Domain fronting: TLS to api.test, Host naming another; and SNI naming
 # another host on api.test's address (the proxy's certificate is api.test's).
@@ -177,6 +182,7 @@ expect_req "${R403}HOST\|stockade-egress: host" -H 'Host: other.test' https://ap
 expect_req '^000 ' --connect-to other.test:443:api.test:443 https://other.test/v1/reports/1
 grep -q "SSL: no alternative certificate subject name matches target host name 'other.test'" \
     "$T/curl.err" || fail "SNI other.test: $(cat "$T/curl.err")"
+expect_event egress_http status=403 decision=deny rule=host
 note "domain fronting: Host other than api.test refused; SNI other.test fails verification"
 
 expect_req "${R403}UPGRADE\|stockade-egress: upgrade" -H 'Connection: Upgrade' \
@@ -185,6 +191,7 @@ expect_req "${R403}UPGRADE\|stockade-egress: upgrade" -H 'Connection: Upgrade' \
 expect_req "${R403}UPGRADE\|stockade-egress: upgrade" -H 'Connection: Upgrade, HTTP2-Settings' \
     -H 'Upgrade: h2c' -H 'HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA' https://api.test/v1/reports/1
 expect_req '^200 1.1\|' --http2 https://api.test/v1/reports/1
+expect_event egress_http status=403 decision=deny rule=upgrade
 note "WebSocket and h2c upgrades refused; HTTP/2 over TLS is not offered (1.1)"
 
 expect_req '^302 1.1\|\|' https://api.test/v1/reports/redirect
@@ -202,6 +209,7 @@ grep -qi "$TOKEN" "$T/seen.log" && fail "the token reached the sandbox: $(grep -
 grep -qi '^X-Echo' "$T/seen.log" && fail "a reply header outside the list reached the sandbox"
 expect_req "^403 1.1\|ERR_STOCKADE_CREDENTIAL_ECHO\|stockade-egress: credential-echo" \
     https://api.test/v1/reports/echo-location
+expect_event egress_http path=/v1/reports/echo-location status=403 decision=deny rule=credential-echo
 note "a reply header echoing the token: dropped, or the reply refused (403 credential-echo)"
 
 # CONNECT through the proxy, plain TCP to the port, UDP (QUIC) to it.

@@ -4,7 +4,8 @@
  * good policy loads; a secret others can read, a rule on a destination
  * the allow list does not allow, overlapping rules and bad paths are
  * refused; the Squid configuration holds the rules, the credential and
- * the listener, and is written 0600.
+ * the listener, and is written 0600; a log line parses only when it is
+ * exactly what the logformat writes.
  */
 #include <sys/stat.h>
 
@@ -227,6 +228,46 @@ START_TEST(test_proxy_conf_refuses_a_secret_it_cannot_quote)
 }
 END_TEST
 
+START_TEST(test_proxy_log_parses_a_line_and_nothing_else)
+{
+	static const char *const bad[] = {
+		"",
+		"1733370000.123 10.231.0.2 15080 GET 200 120 340 12 - r0",
+		"1733370000.123 10.231.0.2 15080 GET 200 120 340 12 - r0 /a extra",
+		"1733370000.123 not-an-ip 15080 GET 200 120 340 12 - r0 /a",
+		"1733370000.123 10.231.0.2 0 GET 200 120 340 12 - r0 /a",
+		"1733370000.123 10.231.0.2 15080 get 200 120 340 12 - r0 /a",
+		"1733370000.123 10.231.0.2 15080 GET 2000 120 340 12 - r0 /a",
+		"1733370000.123 10.231.0.2 15080 GET 200 -1 340 12 - r0 /a",
+		"1733370000.123 10.231.0.2 15080 GET 200 120 340 12 ERR%x - /a",
+		"1733370000.123 10.231.0.2 15080 GET 200 120 340 12 - R0\" /a",
+		"1733370000.123 10.231.0.2 15080 GET 200 120 340 12 - r0 /a\tb",
+	};
+	struct proxy_record	 r;
+	char			 ctl[128];
+	size_t			 i;
+
+	ck_assert_int_eq(proxy_log_parse("1733370000.123 10.231.0.2 15081 "
+	    "DELETE 403 95 310 3 ERR_STOCKADE_RULE - /v1/reports/1?x=%20", &r),
+	    0);
+	ck_assert_uint_eq(r.port, 15081);
+	ck_assert_str_eq(r.method, "DELETE");
+	ck_assert_uint_eq(r.status, 403);
+	ck_assert_uint_eq(r.bytes_out, 95);
+	ck_assert_uint_eq(r.bytes_in, 310);
+	ck_assert_str_eq(r.error, "ERR_STOCKADE_RULE");
+	ck_assert_str_eq(r.rule, "-");
+	ck_assert_str_eq(r.path, "/v1/reports/1?x=%20");
+	for (i = 0; i < nitems(bad); i++)
+		if (proxy_log_parse(bad[i], &r) != -1)
+			ck_abort_msg("parsed: %s", bad[i]);
+	/* A control byte in the path. */
+	snprintf(ctl, sizeof(ctl), "1 10.231.0.2 15080 GET 200 1 1 1 - r0 "
+	    "/a%cb", 0x7f);
+	ck_assert_int_eq(proxy_log_parse(ctl, &r), -1);
+}
+END_TEST
+
 static Suite *
 proxy_suite(void)
 {
@@ -240,6 +281,7 @@ proxy_suite(void)
 	tcase_add_test(tc, test_http_policy_refuses_secret_others_can_read);
 	tcase_add_test(tc, test_proxy_conf_holds_rules_credential_and_listener);
 	tcase_add_test(tc, test_proxy_conf_refuses_a_secret_it_cannot_quote);
+	tcase_add_test(tc, test_proxy_log_parses_a_line_and_nothing_else);
 	suite_add_tcase(s, tc);
 	return s;
 }
