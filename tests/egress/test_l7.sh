@@ -92,7 +92,11 @@ disown $!
 for _ in $(seq 1 100); do [ -s "$T/api.ready" ] && break; sleep 0.05; done
 [ -s "$T/api.ready" ] || fail "fake API did not start: $(cat "$T/api.err")"
 
-ng_rules
+# The shipped rules, for netguard and for mcp-exec (a real sandbox, below).
+mcp_rules
+sed -i "s|^\(  netguard_socket:\).*|\1 $NG_SOCK|" "$R/mcp-exec.yaml"
+sed -i "s|^network:.*|network: api|" "$R/profiles/default.yaml"
+printf 'tls:\n  extra_ca: %s\n' "$P/egress-ca.pem" >>"$R/profiles/default.yaml"
 PROXY_DIR="/run/stockade/ngproxy-$$"
 cat >>"$R/netguard.yaml" <<EOF
 http_proxy:
@@ -119,9 +123,7 @@ http:
 resolver:
   upstreams: [192.0.2.53]"
 
-# A secret others can read is refused by rules check; 0600 passes.  (The
-# shipped mirror profile names a policy this test does not write.)
-rm -f "$R/profiles/mirror.yaml"
+# A secret others can read is refused by rules check; 0600 passes.
 chmod 644 "$T/secret/token"
 out=$("$STOCKADE" rules check "$R" 2>&1) && fail "rules check took a 0644 secret: $out"
 echo "$out" | grep -q "readable by no one else" || fail "rules check, 0644 secret: $out"
@@ -264,6 +266,56 @@ echo "$out" | grep -qE '^(no answer|failed)' || fail "plain TCP to api.test:443:
 out=$(in_ns sb "$PY" "$T/raw.py" udp "$P/egress-ca.pem")
 expect_event egress_denied dst_ip=$API dst_port=443 protocol=udp rule=policy
 note "CONNECT refused, plain TCP gets no answer, UDP to api.test:443 dropped (egress_denied)"
+
+# A real sandbox (mcp-exec, the profile's trust store holding the
+# deployment CA): the GET works with Python's defaults; the token is in
+# none of what the code can read: its environment, every /proc entry it
+# sees (the proxy is not among them: another PID namespace), the secret
+# file and the proxy's configuration (not in its mount namespace).
+cat >"$T/inside.py" <<PY
+import glob, os, urllib.request
+print("get", urllib.request.urlopen("https://api.test/v1/reports/1", timeout=10).read().decode().strip())
+seen = [repr(dict(os.environ))]
+for d in glob.glob("/proc/[0-9]*"):
+    for f in ("cmdline", "environ"):
+        try:
+            seen.append(open(d + "/" + f, "rb").read().decode(errors="replace"))
+        except OSError:
+            pass
+print("procs", len(glob.glob("/proc/[0-9]*")), "squid" if any("squid" in s for s in seen) else "no-squid")
+for path in ("$T/secret/token", "$PROXY_DIR/squid.conf", "$PROXY_DIR/log/access.log"):
+    try:
+        seen.append(open(path).read())
+        print("read", path)
+    except OSError as e:
+        print("unreadable", path, type(e).__name__)
+print("dump", "\n".join(seen).replace("\n", " ")[:20000])
+PY
+args=$("$PY" -c 'import json,sys; print(json.dumps({"code": open(sys.argv[1]).read()}))' "$T/inside.py")
+mcp_serve a
+out=$(mcp_call a 1 "$args")
+echo "$out" | grep -q 'get report GET /v1/reports/1' || fail "GET from a sandbox: $out"
+echo "$out" | grep -q 'no-squid' || fail "the sandbox sees the proxy's process: $out"
+for f in "$T/secret/token" "$PROXY_DIR/squid.conf" "$PROXY_DIR/log/access.log"; do
+	echo "$out" | grep -q "unreadable $f FileNotFoundError" || fail "the sandbox reads $f: $out"
+done
+echo "$out" | grep -q "$TOKEN" && fail "the token is readable inside the sandbox"
+# The whole dump came back (the output cap cut nothing in which the token
+# could hide); the session, for its record.
+sid=$(echo "$out" | "$PY" -c 'import json, sys
+sc = json.loads(sys.stdin.readline())["result"]["structuredContent"]
+assert sc["truncated"] is False, "output truncated"
+print(sc["session_id"])') || fail "the sandbox's dump: $out"
+expect_event egress_http session_id="$sid" method=GET path=/v1/reports/1 decision=allow \
+    credential=reports-token
+eval "exec $IN_a>&-"
+wait "$PID_a" || fail "mcp-exec did not stop cleanly"
+# No core file of the proxy can hold the token.
+spid=$(pgrep -f "squid -N -n netguard$NG_PID " | head -1)
+[ -n "$spid" ] || fail "no squid process of netguard $NG_PID"
+grep -q '^Max core file size *0 *0 ' "/proc/$spid/limits" ||
+    fail "squid may dump core: $(grep 'core' "/proc/$spid/limits")"
+note "a real sandbox: GET works; the token is not in its environment, /proc, or files; squid dumps no core"
 
 # Never the token where the code or the logs could read it.
 grep -q "$TOKEN" "$PROXY_DIR/log/access.log" && fail "the token is in Squid's access log"
