@@ -682,6 +682,8 @@ ng_shutdown(struct netguard *ng)
 {
 	struct attachment	*att;
 
+	/* First: Squid's last log lines still find their sandboxes. */
+	proxy_stop(ng);
 	while ((att = LIST_FIRST(&ng->attached)) != NULL) {
 		LIST_REMOVE(att, entry);
 		ng->nattached--;
@@ -692,7 +694,6 @@ ng_shutdown(struct netguard *ng)
 	if (ng->reaper != NULL)
 		event_free(ng->reaper);
 	resolver_free(ng->resolver);
-	proxy_stop(ng);
 	uplink_close(ng);
 	free(ng->slots);
 	policy_set_free(ng->policies);

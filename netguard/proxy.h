@@ -39,7 +39,7 @@
 struct proxy_conf {
 	char			 ca_cert[4096];	/* PEM, the deployment CA */
 	char			 ca_key[4096];	/* its key: root's, 0600 */
-	char			 dir[4096];	/* netguard's Squid's */
+	char			 dir[4096];	/* Squid's conf, certs, log/ */
 	uint16_t		 port_base;
 	struct policy_cidr	 pool;		/* sandboxes' addresses */
 };

@@ -129,7 +129,14 @@ out=$("$STOCKADE" rules check "$R" 2>&1) && fail "rules check took a 0644 secret
 echo "$out" | grep -q "readable by no one else" || fail "rules check, 0644 secret: $out"
 chmod 600 "$T/secret/token"
 out=$("$STOCKADE" rules check "$R" 2>&1) || fail "rules check: $out"
-note "rules check refuses a secret file others can read"
+# ... and http rules without the deployment CA that netguard's proxy needs.
+sed '/^http_proxy:$/,$d' "$R/netguard.yaml" >"$T/ng.yaml"
+cp "$R/netguard.yaml" "$T/ng.yaml.good"
+cp "$T/ng.yaml" "$R/netguard.yaml"
+out=$("$STOCKADE" rules check "$R" 2>&1) && fail "rules check took http rules without a CA: $out"
+echo "$out" | grep -q "http_proxy: ca_cert and ca_key are needed" || fail "rules check, no CA: $out"
+cp "$T/ng.yaml.good" "$R/netguard.yaml"
+note "rules check refuses a secret file others can read, and http rules without the proxy's CA"
 
 start_netguard
 sandbox sb api
@@ -325,4 +332,7 @@ grep -c ' ERR_STOCKADE_' "$PROXY_DIR/log/access.log" >/dev/null ||
 # Every request the API saw carried the token and came through the proxy.
 grep -v ' token host=api.test$' "$T/api.log" && fail "the API saw a request without the token"
 egress_finish
-note "l7: the token is in no log; audit log verifies"
+# Every line of Squid's log was tied to its sandbox and audited.
+! grep -q "access log lines not audited" "$T/netguard.err" ||
+    fail "$(grep "not audited" "$T/netguard.err")"
+note "l7: the token is in no log; every request audited; audit log verifies"
