@@ -89,6 +89,11 @@ proxy_start(struct netguard *ng, char *err, size_t errlen)
 		    setrlimit(RLIMIT_CORE, &none) == -1 ||
 		    prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
 			_exit(126);
+		/* None of netguard's descriptors (namespaces, netlink, the
+		 * control socket) into a process that parses sandboxes'
+		 * requests. */
+		if (close_range(3, ~0U, 0) == -1)
+			_exit(126);
 		execl(PROXY_SQUID, "squid", "-N", "-n", service, "-f", conf,
 		    (char *)NULL);
 		_exit(127);

@@ -322,6 +322,8 @@ spid=$(pgrep -f "squid -N -n netguard$NG_PID " | head -1)
 [ -n "$spid" ] || fail "no squid process of netguard $NG_PID"
 grep -q '^Max core file size *0 *0 ' "/proc/$spid/limits" ||
     fail "squid may dump core: $(grep 'core' "/proc/$spid/limits")"
+# ... and holds none of netguard's descriptors (namespaces, netlink).
+! ls -l "/proc/$spid/fd" | grep -q 'net:\[' || fail "squid holds a network namespace descriptor"
 note "a real sandbox: GET works; the token is not in its environment, /proc, or files; squid dumps no core"
 
 # Never the token where the code or the logs could read it.
