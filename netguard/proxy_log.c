@@ -102,7 +102,10 @@ proxy_log_parse(const char *s, struct proxy_record *r)
 	return 0;
 }
 
-/* The reason a refusal page names, from its file name. */
+/*
+ * Why the proxy refused: the reason its page names, or "proxy" when Squid
+ * refused by itself (CONNECT, a malformed request: no page of ours).
+ */
 static const char *
 refusal(const char *error)
 {
@@ -118,7 +121,7 @@ refusal(const char *error)
 	for (i = 0; i < nitems(map); i++)
 		if (strcmp(error, map[i][0]) == 0)
 			return map[i][1];
-	return NULL;
+	return "proxy";
 }
 
 /* The destination a Squid port stands for, in the sandbox's policy. */
@@ -157,7 +160,10 @@ plog_record(struct proxy_log *pl, const char *line)
 		pl->bad++;
 		return;
 	}
-	why = refusal(r.error);
+	/* Allowed means a rule matched (its note is set) and no refusal
+	 * of ours came after it (a reply echoing the secret). */
+	why = strcmp(r.rule, "-") == 0 || strncmp(r.error, "ERR_STOCKADE_",
+	    13) == 0 ? refusal(r.error) : NULL;
 	ev = json_pack("{s:s, s:s, s:i, s:s, s:i, s:I, s:I, s:I, s:s}",
 	    "method", r.method, "host", h->host, "port", (int)h->port,
 	    "decision", why != NULL ? "deny" : "allow", "status",
@@ -169,10 +175,12 @@ plog_record(struct proxy_log *pl, const char *line)
 		json_object_set_new(ev, "path_sha256", json_string(hex));
 	} else
 		json_object_set_new(ev, "path", json_string(r.path));
-	/* Its name only: the value never leaves the proxy. */
-	if (h->has_credential && why == NULL)
+	/* Sent whenever a rule let the request on to the server (also when
+	 * the reply was then refused); its name only, never its value. */
+	if (h->has_credential && strcmp(r.rule, "-") != 0)
 		json_object_set_new(ev, "credential", json_string(h->cred.name));
-	if (why == NULL && strcmp(r.error, "-") != 0)
+	if (strcmp(r.error, "-") != 0 && strncmp(r.error, "ERR_STOCKADE_",
+	    13) != 0)
 		json_object_set_new(ev, "error", json_string(r.error));
 	ng_audit(att, ev, "egress_http");
 }

@@ -242,7 +242,8 @@ grep -qi "$TOKEN" "$T/seen.log" && fail "the token reached the sandbox: $(grep -
 grep -qi '^X-Echo' "$T/seen.log" && fail "a reply header outside the list reached the sandbox"
 expect_req "^403 1.1\|ERR_STOCKADE_CREDENTIAL_ECHO\|stockade-egress: credential-echo" \
     https://api.test/v1/reports/echo-location
-expect_event egress_http path=/v1/reports/echo-location status=403 decision=deny rule=credential-echo
+expect_event egress_http path=/v1/reports/echo-location status=403 decision=deny rule=credential-echo \
+    credential=reports-token
 note "a reply header echoing the token: dropped, or the reply refused (403 credential-echo)"
 
 # CONNECT through the proxy, plain TCP to the port, UDP (QUIC) to it.
@@ -268,6 +269,7 @@ except Exception as e:
 PY
 out=$(in_ns sb "$PY" "$T/raw.py" connect "$P/egress-ca.pem")
 echo "$out" | grep -qE '^HTTP/1.1 (400|403|405) ' || fail "CONNECT through the proxy: $out"
+expect_event egress_http method=CONNECT decision=deny rule=proxy
 out=$(in_ns sb "$PY" "$T/raw.py" plain "$P/egress-ca.pem")
 echo "$out" | grep -qE '^(no answer|failed)' || fail "plain TCP to api.test:443: $out"
 out=$(in_ns sb "$PY" "$T/raw.py" udp "$P/egress-ca.pem")
