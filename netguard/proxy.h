@@ -32,8 +32,8 @@
 #define PROXY_PORT_BASE		15080	/* in the uplink namespace */
 #define PROXY_DIR_DEFAULT	"/run/stockade/netguard-proxy"
 
-/* Why the proxy refused a request: the X-Squid-Error header and the
- * body of the 403 carry "stockade-egress: REASON". */
+/* Why the proxy refused a request: X-Squid-Error names the page
+ * (ERR_STOCKADE_RULE, ...), the 403's body says "stockade-egress: REASON". */
 #define PROXY_REASONS	"rule", "host", "path", "upgrade", "credential-echo"
 
 struct proxy_conf {

@@ -1,6 +1,6 @@
 /*
  * Runs the egress proxy (Squid, proxy.h) for as long as a policy has
- * "http" destinations: its configuration written into state_dir/proxy,
+ * "http" destinations: its configuration written into http_proxy.dir,
  * the process started in the uplink namespace, where the sandboxes'
  * redirected connections arrive, and stopped at a reload or shutdown.
  * Trusts Squid's binary and the settings; the process holds the
