@@ -72,8 +72,9 @@ policy_secret_check(const char *path, char *err, size_t errlen)
 }
 
 /*
- * "/a/b" or "/a/b/" and a star: unreserved characters only, so a pattern means the
- * same to the proxy's regex and to the server, and no dot segments.
+ * "/a/b", or "/a/b/" and a star: unreserved characters only, so a
+ * pattern means the same to the proxy's regex and to the server, and no
+ * dot segments.
  */
 static int
 path_ok(const char *s)

@@ -98,8 +98,8 @@ regex_quote(FILE *f, const char *s)
 	}
 }
 
-/* A prefix pattern ("/a/" and a star) as ^/a/, "/a" as ^/a(\?|$) (Squid's urlpath_regex sees the
- * path and the query). */
+/* A prefix pattern ("/a/" and a star) as ^/a/, "/a" as ^/a(\?|$):
+ * Squid's urlpath_regex sees the path and the query. */
 static void
 path_regex(FILE *f, const char *p)
 {

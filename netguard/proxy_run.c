@@ -59,7 +59,8 @@ proxy_start(struct netguard *ng, char *err, size_t errlen)
 	}
 	/* Root's, readable on the way to the log directory, which alone is
 	 * Squid's: the configuration and keys inside stay root's 0600. */
-	if (mkdir_p(dir, 0755) == -1 || chown(dir, 0, 0) == -1 || chmod(dir, 0755) == -1 ||
+	if (mkdir_p(dir, 0755) == -1 || chown(dir, 0, 0) == -1 ||
+	    chmod(dir, 0755) == -1 ||
 	    (mkdir(log, 0700) == -1 && errno != EEXIST) ||
 	    chown(log, pw->pw_uid, pw->pw_gid) == -1 || chmod(log, 0700) == -1) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
