@@ -27,7 +27,7 @@
 #define PROXY_LOG_NAME		"access.log"
 #define PROXY_TLS_DIR		"tls"
 #define PROXY_ERRORS_DIR	"errors"
-#define PROXY_CERT_DAYS		30	/* issued again at each start */
+#define PROXY_CERT_DAYS		365	/* issued again at each start and reload */
 #define PROXY_PORTS_MAX		256	/* destinations over all policies */
 #define PROXY_PORT_BASE		15080	/* in the uplink namespace */
 #define PROXY_DIR_DEFAULT	"/run/stockade/netguard-proxy"
