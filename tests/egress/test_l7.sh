@@ -347,15 +347,21 @@ squid_up() {
 	done
 	fail "squid does not listen after $1"
 }
+# The reload also makes the paths sensitive: the record holds a hash.
+sed -i 's|^    ca_file:|    paths_sensitive: true\n&|' "$R/network/api.yaml"
+grep -q 'paths_sensitive: true' "$R/network/api.yaml" || fail "sed missed paths_sensitive"
 kill -HUP "$NG_PID"
 sleep 0.5
 squid_up reload
-expect_req '^200 1.1\|\|report GET /v1/reports/1 $' https://api.test/v1/reports/1
+expect_req '^200 1.1\|\|report GET /v1/reports/1[?]q=x $' 'https://api.test/v1/reports/1?q=x'
+expect_event egress_http decision=allow \
+    path_sha256="$(printf %s '/v1/reports/1?q=x' | sha256sum | cut -d' ' -f1)"
+no_event egress_http 'path=/v1/reports/1?q=x'
 stop_netguard || fail "netguard exit status $? on SIGTERM"
 start_netguard
 squid_up restart
 expect_req '^200 1.1\|\|report GET /v1/reports/1 $' https://api.test/v1/reports/1
-note "after a reload and a restart: the proxy is back and the sandbox's GET works"
+note "after a reload (paths now sensitive: a sha256 in the record) and a restart: the proxy is back, the GET works"
 
 egress_finish
 # Every line of Squid's log was tied to its sandbox and audited.
