@@ -31,6 +31,9 @@ DEB_BUILD = build-essential pkg-config libjansson-dev libyaml-dev libssl-dev \
 # python3-pip: pip install into a session's package layer (packages:).
 DEB_RUN   = python3 python3-numpy python3-pandas python3-matplotlib \
 	    ca-certificates python3-pip
+# squid-openssl: netguard's HTTPS egress proxy, run while a network policy
+# has "http" rules (netguard/proxy.h; docs/egress-proxy.md says why Squid).
+DEB_RUN  += squid-openssl
 # chromium: test_report.sh opens audit reports in a real browser (headless,
 # in a network namespace with no interface): 115 MB download, 370 MB on disk.
 DEB_TEST  = check libsubunit-dev util-linux e2fsprogs strace bubblewrap \

@@ -86,6 +86,12 @@ static const struct field f_egress_flow_summary[] = {
 	{ "bytes_out", F_UINT }, { "bytes_in", F_UINT }, { "lost", F_UINT },
 	END
 };
+static const struct field f_egress_http[] = {
+	{ "session_id", F_STR }, { "method", F_STR }, { "host", F_STR },
+	{ "port", F_UINT }, { "status", F_UINT }, { "decision", F_DECISION },
+	{ "bytes_out", F_UINT }, { "bytes_in", F_UINT },
+	{ "duration_ms", F_UINT }, { "rule", F_STR }, END
+};
 static const struct field f_egress_attached[] = {
 	{ "session_id", F_STR }, { "sandbox", F_STR }, { "policy", F_STR },
 	{ "level", F_STR }, END
@@ -133,6 +139,7 @@ static const struct evtype writer_types[] = {
 	{ "egress_denied", f_egress_denied },
 	{ "egress_flow", f_egress_flow },
 	{ "egress_flow_summary", f_egress_flow_summary },
+	{ "egress_http", f_egress_http },
 	{ "egress_attached", f_egress_attached },
 	{ "egress_detached", f_egress_ended },
 	{ "egress_refused", f_egress_ended },

@@ -46,6 +46,13 @@
 #     with 10,000 addresses (bench/ng_connrate, two private namespaces and
 #     a veth).  Target: within 5% of each other.
 #
+#   egress proxy: a GET through netguard's HTTPS egress proxy (Squid, an
+#     http destination with an injected token) from a sandbox, against
+#     the same GET sent straight to the server with the token, in the
+#     closed test world of tests/egress/test_l7.sh (L7_BENCH); p50 of
+#     curl's time_total each way, and the ratio.  No target: the price of
+#     method and path rules and a credential the code never holds.
+#
 #   gvisor: the same one-shot start and MCP calls on a `runtime: gvisor`
 #     profile, against the native runtime measured beside it (skipped,
 #     saying why, where runsc cannot run).  No target: the price of the
@@ -57,7 +64,7 @@
 #     shared count costs a call.
 #
 # Arguments name the sections to run (append ack retention verify sandbox
-# parallel mcp netguard gvisor fleet);
+# parallel mcp netguard l7 gvisor fleet);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -407,6 +414,17 @@ echo "$out" | awk '
 	}'
 }
 
+bench_l7() {
+echo "== egress proxy: a GET through it, against the same GET sent directly"
+if [ "$(id -u)" != 0 ] || [ ! -x /usr/sbin/squid ]; then
+	echo "SKIP l7: needs root and squid-openssl"
+	return 0
+fi
+out=$(tests/clean-slate.sh env BUILD="$BUILD" L7_BENCH=$(( RUNS * 20 )) \
+    bash tests/egress/test_l7.sh 2>&1) || { echo "l7 failed: $(echo "$out" | tail -3)"; return 0; }
+echo "$out" | sed -n 's/^bench l7: //p'
+}
+
 bench_gvisor() {
 echo "== gvisor: one-shot start and MCP calls, native beside gvisor"
 local PY="/usr/bin/python3 -I -S -c pass"
@@ -441,6 +459,7 @@ for prof in default gvisor; do
 done
 kill $pid; wait $pid || true
 }
+
 
 # fleet quotas: existing-session calls of a principal with fleet quotas,
 # against the same calls with quotas per node only.
@@ -486,6 +505,6 @@ kill $zpid; wait $zpid 2>/dev/null || true
 zpid=""
 }
 
-for s in append ack retention verify sandbox parallel mcp netguard gvisor fleet; do
+for s in append ack retention verify sandbox parallel mcp netguard l7 gvisor fleet; do
 	if want $s; then bench_$s; fi
 done

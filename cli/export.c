@@ -134,6 +134,17 @@ static const struct rule rules[] = {
 	    OC_NETWORK, 6, "Traffic", 1, CTL_ALLOWED,
 	    "{summarised} connections of session {session_id} over its "
 	    "flow record rate: {bytes_out} bytes out, {bytes_in} in", NULL },
+	/* A request through netguard's egress proxy (http rules). */
+	{ "egress_http", R_DENY, X_HTTP,
+	    { "network", "web" }, { "access" }, OUT_FAILURE,
+	    OC_HTTP, 99, "Other", 3, CTL_BLOCKED,
+	    "{method} https://{host} from session {session_id} refused by "
+	    "the egress proxy: {rule}", "refused: {rule}" },
+	{ "egress_http", R_ALLOW, X_HTTP,
+	    { "network", "web" }, { "access" }, OUT_SUCCESS,
+	    OC_HTTP, 99, "Other", 1, CTL_ALLOWED,
+	    "{method} https://{host} from session {session_id} allowed by "
+	    "rule {rule}: status {status}", NULL },
 	{ "egress_attached", 0, 0,
 	    { "configuration" }, { "change" }, OUT_SUCCESS,
 	    OC_NETWORK, 99, "Other", 1, CTL_NONE,

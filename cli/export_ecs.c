@@ -76,6 +76,29 @@ ecs_client(struct doc *d, const json_t *o)
  * A flow's traffic: the sandbox is the source (it opened the connection),
  * so what it sent is source.bytes; network.* are both ways together.
  */
+/* A request through the egress proxy: http.* and url.* (path, or only
+ * its hash when the policy says paths are sensitive). */
+static void
+ecs_http(struct doc *d, const json_t *o)
+{
+	export_put_str_from(d, "http.request.method", o, "method");
+	export_put_int_from(d, "http.response.status_code", o, "status", 0,
+	    999);
+	export_put_int_from(d, "http.request.bytes", o, "bytes_out", 0,
+	    INT64_MAX);
+	export_put_int_from(d, "http.response.bytes", o, "bytes_in", 0,
+	    INT64_MAX);
+	export_put(d, "url.scheme", json_string("https"));
+	export_put_str_from(d, "url.domain", o, "host");
+	export_put_int_from(d, "url.port", o, "port", 0, EXPORT_PORT_MAX);
+	export_put_str_from(d, "url.path", o, "path");
+	export_put_str_from(d, "destination.domain", o, "host");
+	export_put_int_from(d, "destination.port", o, "port", 0,
+	    EXPORT_PORT_MAX);
+	export_put(d, "network.protocol", json_string("http"));
+	export_put(d, "network.transport", json_string("tcp"));
+}
+
 static void
 ecs_flow(struct doc *d, const json_t *o)
 {
@@ -173,6 +196,8 @@ ecs_fields(struct doc *d, const struct record *r)
 	}
 	if (r->rule->flags & X_FLOW)
 		ecs_flow(d, o);
+	if (r->rule->flags & X_HTTP)
+		ecs_http(d, o);
 	if ((s = export_get_str(o, "rule")) != NULL ||
 	    (s = export_get_str(o, "rule_id")) != NULL)
 		export_put(d, "rule.id", json_string(s));

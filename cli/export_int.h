@@ -50,6 +50,7 @@ enum oclass {
 	OC_AUTH,
 	OC_CONFIG,
 	OC_FILE,
+	OC_HTTP,
 };
 
 /* Extra mappings a rule turns on. */
@@ -57,6 +58,7 @@ enum oclass {
 #define X_DNS		0x02	/* name and qtype are a DNS question */
 #define X_WRITER	0x04	/* writer{} is the peer (daemon-written only) */
 #define X_FLOW		0x08	/* bytes_/packets_ out and in, start, end */
+#define X_HTTP		0x10	/* method, host, port, path, status, bytes */
 
 /*
  * One row of the event table in export.c.  message and detail are

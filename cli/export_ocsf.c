@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include <jansson.h>
@@ -60,6 +61,7 @@ static const struct ocsf_class ocsf_classes[] = {
 			   "Identity & Access Management" },
 	[OC_CONFIG] =	 { 5019, "Device Config State Change", 5, "Discovery" },
 	[OC_FILE] =	 { 1001, "File System Activity", 1, "System Activity" },
+	[OC_HTTP] =	 { 4002, "HTTP Activity", 4, "Network Activity" },
 };
 
 static const char *const ocsf_severities[] = {
@@ -198,6 +200,56 @@ ocsf_network(struct doc *d, const struct record *r, const char *hostname)
 		ocsf_flow(d, o);
 }
 
+/*
+ * A request through the egress proxy: HTTP Activity, its activity the
+ * method (the class's ids; PATCH and the rest are Other), the sandbox as
+ * the source, the destination as the URL's host.
+ */
+static void
+ocsf_http(struct doc *d, const struct record *r, const char *hostname)
+{
+	static const char *const methods[] = { NULL, "CONNECT", "DELETE",
+	    "GET", "HEAD", "OPTIONS", "POST", "PUT", "TRACE" };
+	static const char *const names[] = { NULL, "Connect", "Delete", "Get",
+	    "Head", "Options", "Post", "Put", "Trace" };
+	const json_t	*o = r->obj;
+	const char	*m = export_get_str(o, "method");
+	size_t		 i;
+
+	for (i = 1; m != NULL && i < nitems(methods); i++)
+		if (strcmp(m, methods[i]) == 0) {
+			export_put(d, "activity_id", json_integer((json_int_t)i));
+			export_put(d, "activity_name", json_string(names[i]));
+			export_put(d, "type_uid", json_integer(
+			    (json_int_t)ocsf_classes[OC_HTTP].uid * 100 +
+			    (json_int_t)i));
+			export_put(d, "type_name", json_sprintf("%s: %s",
+			    ocsf_classes[OC_HTTP].name, names[i]));
+			break;
+		}
+	put_src(d, o, hostname, 1);
+	if (json_is_string(json_object_get(o, "sandbox")))
+		export_put_str_from(d, "src_endpoint.uid", o, "sandbox");
+	export_put_str_from(d, "dst_endpoint.hostname", o, "host");
+	export_put_int_from(d, "dst_endpoint.port", o, "port", 0,
+	    EXPORT_PORT_MAX);
+	export_put_str_from(d, "http_request.http_method", o, "method");
+	export_put(d, "http_request.url.scheme", json_string("https"));
+	export_put_str_from(d, "http_request.url.hostname", o, "host");
+	export_put_int_from(d, "http_request.url.port", o, "port", 0,
+	    EXPORT_PORT_MAX);
+	export_put_str_from(d, "http_request.url.path", o, "path");
+	export_put_int_from(d, "http_response.code", o, "status", 0, 999);
+	export_put_int_from(d, "traffic.bytes_out", o, "bytes_out", 0,
+	    INT64_MAX);
+	export_put_int_from(d, "traffic.bytes_in", o, "bytes_in", 0,
+	    INT64_MAX);
+	export_put(d, "connection_info.direction_id",
+	    json_integer(OCSF_OUTBOUND));
+	export_put(d, "connection_info.direction", json_string("Outbound"));
+	export_put_str_from(d, "firewall_rule.uid", o, "rule");
+}
+
 static void
 ocsf_dns(struct doc *d, const struct record *r, const char *hostname)
 {
@@ -315,6 +367,9 @@ ocsf_class_fields(struct doc *d, const struct record *r, const char *hostname)
 		break;
 	case OC_FILE:
 		ocsf_file(d, r, hostname);
+		break;
+	case OC_HTTP:
+		ocsf_http(d, r, hostname);
 		break;
 	case OC_BASE:
 		break;

@@ -144,6 +144,7 @@ check_netguard(const char *dir, struct policy_set **setp)
 	size_t			 i;
 	int			 rv = 0;
 
+	memset(&nc, 0, sizeof(nc));
 	if (xsnprintf(path, sizeof(path), "%s/%s", dir, NETGUARD_CONF_FILE) !=
 	    -1 && access(path, F_OK) == 0) {
 		if (ng_conf_load(dir, &nc) == -1)
@@ -159,6 +160,14 @@ check_netguard(const char *dir, struct policy_set **setp)
 	for (i = 0; i < set->npolicies; i++)
 		printf("%s: OK, level %s\n", set->policies[i].path,
 		    policy_level_name(set->policies[i].level));
+	/* netguard would not start: its proxy needs the deployment CA. */
+	if (proxy_wanted(set) && rv == 0 && (nc.proxy.ca_cert[0] == '\0' ||
+	    nc.proxy.ca_key[0] == '\0')) {
+		fprintf(stderr, "%s/%s: http_proxy: ca_cert and ca_key are "
+		    "needed: a policy in network/ has http rules\n", dir,
+		    NETGUARD_CONF_FILE);
+		rv = -1;
+	}
 	*setp = set;
 	return rv;
 }

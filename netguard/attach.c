@@ -58,6 +58,12 @@ att_audit(struct attachment *att, json_t *fields, const char *name)
 	audit_link_send(&att->ng->audit, ev);
 }
 
+void
+ng_audit(struct attachment *att, json_t *fields, const char *name)
+{
+	att_audit(att, fields, name);
+}
+
 static void
 denied_cb(void *owner, json_t *d)
 {
@@ -286,7 +292,9 @@ att_configure(struct attachment *att, const struct policy *pol, int change,
 {
 	struct netguard		*ng = att->ng;
 	struct nft_sandbox	 spec;
+	struct nft_redirect	 rd[POLICY_HTTP_MAX];
 	char			 e[256];
+	size_t			 i;
 
 	if (needs_link(pol->level) && uplink_ready(ng, err, errlen) == -1)
 		return -1;
@@ -305,6 +313,15 @@ att_configure(struct attachment *att, const struct policy *pol, int change,
 	spec.pool = ng->conf.pool;
 	spec.nflog_group = ng->conf.nflog_group;
 	spec.log_rate = ng->conf.log_rate;
+	/* The policy's http destinations, to the egress proxy's ports. */
+	for (i = 0; pol->level == LEVEL_L2 && i < pol->nhttp; i++) {
+		rd[i].group = pol->http[i].group;
+		rd[i].port = pol->http[i].port;
+		rd[i].to_port = (uint16_t)(ng->conf.proxy.port_base +
+		    proxy_port(ng->policies, pol, i));
+		spec.nredirects = i + 1;
+	}
+	spec.redirects = rd;
 	if (nft_apply(att->nft, &spec, e, sizeof(e)) == -1) {
 		snprintf(err, errlen, "nftables: %s", e);
 		return -1;
@@ -595,6 +612,10 @@ ng_reload(struct netguard *ng, char *err, size_t errlen)
 		}
 	old = ng->policies;
 	ng->policies = set;
+	/* Squid starts again on the new rules; none when none has http. */
+	proxy_stop(ng);
+	if (proxy_start(ng, err, errlen) == -1)
+		log_warnx("egress proxy: %s", err);
 	for (att = LIST_FIRST(&ng->attached); att != NULL; att = next) {
 		next = LIST_NEXT(att, entry);
 		pol = policy_find(set, att->policy->name);
@@ -630,7 +651,8 @@ ng_init(struct netguard *ng, char *err, size_t errlen)
 		ng->nslots = NG_SLOTS_MAX;
 	ng->slots = xcalloc(ng->nslots, 1);
 	if (state_init(ng, err, errlen) == -1 ||
-	    uplink_open(ng, err, errlen) == -1)
+	    uplink_open(ng, err, errlen) == -1 ||
+	    proxy_start(ng, err, errlen) == -1)
 		goto out;
 	ng->resolver = resolver_new(ng->base, ng->uplink_fd, &ng->conf.resolver,
 	    pin_cb, dns_event_cb);
@@ -663,6 +685,8 @@ ng_shutdown(struct netguard *ng)
 {
 	struct attachment	*att;
 
+	/* First: Squid's last log lines still find their sandboxes. */
+	proxy_stop(ng);
 	while ((att = LIST_FIRST(&ng->attached)) != NULL) {
 		LIST_REMOVE(att, entry);
 		ng->nattached--;

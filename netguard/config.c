@@ -38,6 +38,9 @@ conf_defaults(struct ng_conf *c)
 	c->resolver.tunnel_threshold = 60;
 	c->resolver.qps_max = 50;
 	c->resolver.timeout_ms = 2000;
+	c->proxy.port_base = PROXY_PORT_BASE;
+	snprintf(c->proxy.dir, sizeof(c->proxy.dir), "%s", PROXY_DIR_DEFAULT);
+	c->proxy.pool = c->pool;
 }
 
 static void
@@ -77,13 +80,37 @@ load_resolver(struct conf_ctx *ctx, const json_t *o, struct ng_conf *c)
 		conf_error(ctx, o, "ttl_min is above ttl_max");
 }
 
+/* The egress proxy's settings; needed once a policy has "http". */
+static void
+load_proxy(struct conf_ctx *ctx, const json_t *o, struct ng_conf *c)
+{
+	static const char *const keys[] = { "ca_cert", "ca_key", "port_base",
+	    "dir", NULL };
+	char	 err[CONF_ERROR_LEN];
+	int64_t	 i;
+
+	conf_check_keys(ctx, o, keys);
+	get_path(ctx, o, "ca_cert", c->proxy.ca_cert, sizeof(c->proxy.ca_cert),
+	    0);
+	get_path(ctx, o, "ca_key", c->proxy.ca_key, sizeof(c->proxy.ca_key),
+	    0);
+	get_path(ctx, o, "dir", c->proxy.dir, sizeof(c->proxy.dir), 0);
+	if (conf_get_int(ctx, o, "port_base", 1024, 65535 - PROXY_PORTS_MAX,
+	    &i) == 1)
+		c->proxy.port_base = (uint16_t)i;
+	/* The key signs certificates every sandbox trusts. */
+	if (c->proxy.ca_key[0] != '\0' && policy_secret_check(c->proxy.ca_key,
+	    err, sizeof(err)) == -1)
+		conf_error(ctx, json_object_get(o, "ca_key"), "%s", err);
+}
+
 int
 ng_conf_load(const char *rules_dir, struct ng_conf *c)
 {
 	static const char *const top[] = { "socket", "socket_mode",
 	    "audit_socket", "clients", "uplink_netns", "state_dir", "pool",
 	    "nflog_group", "log_rate", "flow_rate", "flow_summary_interval",
-	    "resolver", NULL };
+	    "resolver", "http_proxy", NULL };
 	struct conf_doc	*doc;
 	struct conf_ctx	 ctx;
 	char		 path[PATH_MAX], err[CONF_ERROR_LEN];
@@ -137,6 +164,8 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 			c->flow_summary_s = (unsigned)i;
 		if (conf_get_object(&ctx, root, "resolver", &v) == 1)
 			load_resolver(&ctx, v, c);
+		if (conf_get_object(&ctx, root, "http_proxy", &v) == 1)
+			load_proxy(&ctx, v, c);
 	}
 	if (ctx.nerrors) {
 		conf_ctx_report(&ctx);
@@ -144,5 +173,6 @@ ng_conf_load(const char *rules_dir, struct ng_conf *c)
 		return -1;
 	}
 	conf_doc_free(doc);
+	c->proxy.pool = c->pool;	/* Squid admits only sandboxes */
 	return 0;
 }

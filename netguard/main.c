@@ -6,6 +6,9 @@
  * touches); trusts its command line, the rules directory and the clients
  * listed there, not the packets and queries sandboxes send.
  */
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +34,8 @@ usage(int help)
 	fprintf(help ? stdout : stderr,
 	    "usage: netguard [-dhnv] [--rules DIR] [--socket PATH] "
 	    "[--audit-socket PATH]\n"
-	    "                [--uplink-netns NAME|PATH] [--state-dir DIR]\n");
+	    "                [--uplink-netns NAME|PATH] [--state-dir DIR]\n"
+	    "       netguard [--rules DIR] --write-proxy-conf DIR\n");
 	exit(help ? (fflush(stdout) == 0 ? 0 : 1) : 2);
 }
 
@@ -87,6 +91,35 @@ override(char *field, size_t len, const char *flag, const char *value)
 	return 0;
 }
 
+/*
+ * --write-proxy-conf DIR: the egress proxy's configuration and
+ * certificates, for an operator who runs Squid under their own
+ * supervision (and for the tests); 0 or 1 as the exit status.
+ */
+static int
+write_proxy_conf(struct netguard *ng, const char *dir)
+{
+	char	 err[1024];
+	int	 rv = 0;
+
+	if (ng->conf.proxy.ca_cert[0] == '\0' ||
+	    ng->conf.proxy.ca_key[0] == '\0') {
+		fprintf(stderr, "netguard: %s: http_proxy: ca_cert and ca_key "
+		    "are needed\n", NETGUARD_CONF_FILE);
+		rv = 1;
+	} else if ((mkdir(dir, 0700) == -1 && errno != EEXIST) ||
+	    chmod(dir, 0700) == -1) {
+		fprintf(stderr, "netguard: %s: %s\n", dir, strerror(errno));
+		rv = 1;
+	} else if (proxy_conf_write(ng->policies, &ng->conf.proxy, dir, 1, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "netguard: %s\n", err);
+		rv = 1;
+	}
+	policy_set_free(ng->policies);
+	return rv;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -96,13 +129,14 @@ main(int argc, char *argv[])
 		{ "audit-socket", required_argument, NULL, 'A' },
 		{ "uplink-netns", required_argument, NULL, 'U' },
 		{ "state-dir", required_argument, NULL, 's' },
+		{ "write-proxy-conf", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct netguard	 ng;
 	struct event	*sigs[3];
 	const char	*sock = NULL, *audit = NULL, *uplink = NULL;
-	const char	*state = NULL;
+	const char	*state = NULL, *proxy_dir = NULL;
 	char		 err[1024];
 	int		 ch, foreground = 0, check_only = 0, verbose = 0, i;
 
@@ -136,6 +170,9 @@ main(int argc, char *argv[])
 		case 's':
 			state = optarg;
 			break;
+		case 'P':
+			proxy_dir = optarg;
+			break;
 		default:
 			usage(0);
 		}
@@ -163,6 +200,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "netguard: --state-dir: an absolute path\n");
 		return 1;
 	}
+	if (proxy_dir != NULL)
+		return write_proxy_conf(&ng, proxy_dir);
 	if (check_only) {
 		fprintf(stderr, "configuration OK\n");
 		policy_set_free(ng.policies);

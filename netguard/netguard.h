@@ -17,6 +17,7 @@
 #include "audit_link.h"
 #include "link.h"
 #include "policy.h"
+#include "proxy.h"
 #include "resolver.h"
 
 #define NETGUARD_CONF_FILE	"netguard.yaml"
@@ -44,12 +45,14 @@ struct ng_conf {
 	unsigned		 flow_summary_s;
 	uint16_t		 resolver_port;
 	struct resolver_conf	 resolver;
+	struct proxy_conf	 proxy;		/* "http" destinations */
 };
 
 struct nft_handle;
 struct nflog;
 struct flow_reader;
 struct flowlog;
+struct proxy_log;
 
 /* One sandbox namespace under a policy. */
 struct attachment {
@@ -95,6 +98,8 @@ struct netguard {
 	int			 control_fd;
 	struct event		*control_ev;
 	struct event		*reaper;
+	pid_t			 proxy_pid;	/* 0: no egress proxy */
+	struct proxy_log	*proxy_log;
 };
 
 /* config.c */
@@ -113,6 +118,9 @@ json_t	*ng_attach(struct netguard *, int nsfd, const char *sandbox,
 	    int slot, int restored, char *err, size_t errlen);
 struct attachment *ng_find(struct netguard *, int nsfd, const char *sandbox);
 void	ng_detach(struct attachment *, const char *reason);
+/* An audit record of att's (its session, sandbox, principal, policy)
+ * with fields (taken) and event name. */
+void	ng_audit(struct attachment *, json_t *fields, const char *name);
 json_t	*ng_status(struct netguard *);
 /* Loads rules again and re-applies every attachment; -1 keeps the old. */
 int	ng_reload(struct netguard *, char *err, size_t errlen);
@@ -140,6 +148,13 @@ void	state_remove(const struct attachment *);
 void	state_restore(struct netguard *, json_t *removed);
 /* Detaches every attachment whose namespace nothing else holds. */
 void	state_reap(struct netguard *);
+
+/* proxy_run.c: Squid, while a policy has http destinations. */
+int	proxy_start(struct netguard *, char *err, size_t errlen);
+void	proxy_stop(struct netguard *);
+/* proxy_log.c: egress_http records from Squid's access log under dir. */
+struct proxy_log *proxy_log_open(struct netguard *, const char *dir);
+void	proxy_log_close(struct proxy_log *);
 
 /* control.c */
 int	control_listen(struct netguard *);

@@ -319,6 +319,60 @@ nft_chains_deny(struct nft_handle *h, const struct nft_sandbox *spec)
 	}
 }
 
+/*
+ * The egress proxy's destinations: their connections, turned to the
+ * proxy by chain nat_out, are accepted there; any other packet to them
+ * on that port (UDP such as QUIC, IPv6, which the proxy does not take)
+ * is denied before the group's own rule could accept it.
+ */
+static void
+nft_rules_redirect(struct nft_handle *h, const struct nft_sandbox *spec)
+{
+	struct nftnl_rule	*r;
+	struct policy_cidr	 gw = { .family = AF_INET, .prefix = 32 };
+	char			 set[32], what[64];
+	size_t			 i;
+	int			 fam;
+
+	if (spec->nredirects == 0 || spec->resolver.s_addr == 0)
+		return;
+	memcpy(gw.addr, &spec->resolver, 4);
+	for (i = 0; i < spec->nredirects; i++) {
+		const struct nft_redirect	*rd = &spec->redirects[i];
+
+		(void)snprintf(what, sizeof(what), "proxy %u", rd->to_port);
+		r = nft_rule_new(h, "output");
+		nft_r_addr(r, &gw, 1, NFT_CMP_EQ);
+		nft_r_tcp_dport(r, rd->to_port);
+		nft_r_ct_mark_set(r, NFT_MARK_GROUP(rd->group));
+		nft_rule_out(h, r, -1, what);
+		for (fam = 0; fam < 2; fam++) {
+			(void)snprintf(set, sizeof(set), "n%c_%zu",
+			    fam ? '6' : '4', rd->group);
+			(void)snprintf(what, sizeof(what), "past the proxy @%s",
+			    set);
+			r = nft_rule_new(h, "output");
+			nft_r_daddr_in(r, fam ? AF_INET6 : AF_INET, set);
+			nft_r_tcp_udp(h, r, what);
+			nft_r_dport_eq(r, rd->port);
+			nft_rule_out(h, r, DENY_POLICY, what);
+		}
+	}
+	nft_chain(h, "nat_out", "nat", NF_INET_LOCAL_OUT, NFT_NAT_PRIO,
+	    NF_ACCEPT);
+	for (i = 0; i < spec->nredirects; i++) {
+		const struct nft_redirect	*rd = &spec->redirects[i];
+
+		(void)snprintf(set, sizeof(set), "n4_%zu", rd->group);
+		(void)snprintf(what, sizeof(what), "to the proxy @%s", set);
+		r = nft_rule_new(h, "nat_out");
+		nft_r_daddr_in(r, AF_INET, set);
+		nft_r_tcp_dport(r, rd->port);
+		nft_r_dnat4(r, &spec->resolver, rd->to_port);
+		nft_rule_add(h, r, what);
+	}
+}
+
 /* Chain output's rules, in order; has[i]: group i's c4, h4, c6, h6. */
 static void
 nft_rules_output(struct nft_handle *h, const struct nft_sandbox *spec,
@@ -366,6 +420,7 @@ nft_rules_output(struct nft_handle *h, const struct nft_sandbox *spec,
 	nft_r_lookup(r, NULL, nft_set_keys(h, NULL, NFT_TYPE_INET_SERVICE, 2,
 	    nitems(dns), dns, nitems(dns), "dns"));
 	nft_rule_out(h, r, DENY_DNS, "dns");
+	nft_rules_redirect(h, spec);
 	r = nft_rule_new(h, "output");
 	nft_r_addr(r, &spec->pool, 1, NFT_CMP_EQ);
 	nft_rule_out(h, r, DENY_INTERNAL, "pool");
@@ -635,7 +690,7 @@ nft_counters(struct nft_handle *h, char *err, size_t errlen)
 
 int
 nft_uplink_apply(struct nft_handle *h, const struct policy_cidr *pool,
-    char *err, size_t errlen)
+    uint16_t proxy_lo, unsigned proxy_n, char *err, size_t errlen)
 {
 	struct nftnl_rule	*r;
 
@@ -666,6 +721,13 @@ nft_uplink_apply(struct nft_handle *h, const struct policy_cidr *pool,
 	nft_r_addr(r, pool, 0, NFT_CMP_EQ);
 	nft_r_dns(h, r, "dns");
 	nft_rule_end(h, r, NF_ACCEPT, NULL, "dns");
+	if (proxy_n > 0) {
+		r = nft_rule_new(h, "input");
+		nft_r_addr(r, pool, 0, NFT_CMP_EQ);
+		nft_r_tcp_dport_range(r, proxy_lo,
+		    (uint16_t)(proxy_lo + proxy_n - 1));
+		nft_rule_end(h, r, NF_ACCEPT, NULL, "egress proxy");
+	}
 	r = nft_rule_new(h, "input");
 	nft_r_addr(r, pool, 0, NFT_CMP_EQ);
 	nft_rule_end(h, r, NF_DROP, NULL, "pool");

@@ -23,6 +23,7 @@
 #define NFT_LOG_PREFIX		"ng:"		/* every NFLOG prefix's start */
 #define NFT_LOG_SNAPLEN		128		/* bytes of a denied packet logged */
 #define NFT_PIN_MAX		65536		/* addresses per name set */
+#define NFT_NAT_PRIO		(-100)		/* the proxy redirect: dstnat */
 /*
  * The conntrack mark of a connection an allow rule let out: group i of
  * an L2 policy, or L3's accept-all.  flow.c reports only marked flows
@@ -50,6 +51,17 @@ struct nft_sandbox {
 	unsigned		 nflog_group;	/* 0..65535 */
 	/* Log entries per second per deny chain, also the burst; >= 1. */
 	unsigned		 log_rate;
+	/* L2 "http" destinations: new TCP connections to group's pinned
+	 * addresses on port go to the egress proxy at resolver:to_port
+	 * (DNAT in the sandbox's own namespace); any other packet to them on
+	 * that port (UDP, IPv6) is denied "policy".  Borrowed. */
+	const struct nft_redirect *redirects;
+	size_t			 nredirects;
+};
+
+struct nft_redirect {
+	size_t			 group;
+	uint16_t		 port, to_port;		/* host order */
 };
 
 /* A handle is used by one thread at a time. */
@@ -109,11 +121,13 @@ json_t	*nft_counters(struct nft_handle *, char *err, size_t errlen);
 /*
  * The uplink namespace: table ip netguard_nat masquerading pool sources
  * leaving for anything outside the pool, forward drop between pool
- * addresses, input from the pool only to udp/tcp 53.  Idempotent (one
- * batch replaces it).
+ * addresses, input from the pool only to udp/tcp 53 and, unless
+ * proxy_n is 0, to tcp ports proxy_lo .. proxy_lo + proxy_n - 1 (the
+ * egress proxy's; each sandbox's own table admits its ports only).
+ * Idempotent (one batch replaces it).
  */
 int	nft_uplink_apply(struct nft_handle *, const struct policy_cidr *pool,
-	    char *err, size_t errlen);
+	    uint16_t proxy_lo, unsigned proxy_n, char *err, size_t errlen);
 int	nft_uplink_remove(struct nft_handle *, char *err, size_t errlen);
 
 #endif

@@ -617,3 +617,55 @@ nft_r_dns(struct nft_handle *h, struct nftnl_rule *r, const char *what)
 	nft_r_dport(r);
 	nft_r_cmp(r, NFT_CMP_EQ, &port, sizeof(port));
 }
+
+void
+nft_r_dport_eq(struct nftnl_rule *r, uint16_t port)
+{
+	uint16_t	 p = htons(port);
+
+	nft_r_dport(r);
+	nft_r_cmp(r, NFT_CMP_EQ, &p, sizeof(p));
+}
+
+void
+nft_r_tcp_dport(struct nftnl_rule *r, uint16_t port)
+{
+	uint8_t		 tcp = IPPROTO_TCP;
+
+	nft_r_meta(r, NFT_META_L4PROTO);
+	nft_r_cmp(r, NFT_CMP_EQ, &tcp, sizeof(tcp));
+	nft_r_dport_eq(r, port);
+}
+
+void
+nft_r_tcp_dport_range(struct nftnl_rule *r, uint16_t lo, uint16_t hi)
+{
+	uint8_t		 tcp = IPPROTO_TCP;
+	uint16_t	 l = htons(lo), u = htons(hi);
+
+	nft_r_meta(r, NFT_META_L4PROTO);
+	nft_r_cmp(r, NFT_CMP_EQ, &tcp, sizeof(tcp));
+	/* Network order compares as the numbers do. */
+	nft_r_dport(r);
+	nft_r_cmp(r, NFT_CMP_GTE, &l, sizeof(l));
+	nft_r_cmp(r, NFT_CMP_LTE, &u, sizeof(u));
+}
+
+void
+nft_r_dnat4(struct nftnl_rule *r, const struct in_addr *to, uint16_t port)
+{
+	struct nftnl_expr	*e;
+	uint16_t		 p = htons(port);
+
+	e = nft_expr(r, "immediate");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_1);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &to->s_addr, 4);
+	e = nft_expr(r, "immediate");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_IMM_DREG, NFT_REG_2);
+	nftnl_expr_set(e, NFTNL_EXPR_IMM_DATA, &p, sizeof(p));
+	e = nft_expr(r, "nat");
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_TYPE, NFT_NAT_DNAT);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_FAMILY, NFPROTO_IPV4);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_REG_ADDR_MIN, NFT_REG_1);
+	nftnl_expr_set_u32(e, NFTNL_EXPR_NAT_REG_PROTO_MIN, NFT_REG_2);
+}

@@ -7,6 +7,7 @@
 #define NETGUARD_NFT_INT_H
 
 #include <linux/netlink.h>
+#include <netinet/in.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -129,6 +130,15 @@ void	nft_r_daddr_in(struct nftnl_rule *, int family, const char *set);
 void	nft_r_tcp_udp(struct nft_handle *, struct nftnl_rule *,
 	    const char *what);
 void	nft_r_dport(struct nftnl_rule *);
+/* meta l4proto tcp th dport port (host order) */
+void	nft_r_tcp_dport(struct nftnl_rule *, uint16_t port);
+/* meta l4proto tcp th dport lo-hi (host order) */
+void	nft_r_tcp_dport_range(struct nftnl_rule *, uint16_t lo, uint16_t hi);
+/* th dport port, after nft_r_tcp_udp */
+void	nft_r_dport_eq(struct nftnl_rule *, uint16_t port);
+/* dnat ip to addr:port (host order port) */
+void	nft_r_dnat4(struct nftnl_rule *, const struct in_addr *,
+	    uint16_t port);
 void	nft_r_dns(struct nft_handle *, struct nftnl_rule *, const char *what);
 
 #endif

@@ -216,10 +216,10 @@ static int
 policy_load(const char *path, const char *name, struct policy *p)
 {
 	static const char *const keys[] = { "level", "description", "allow",
-	    "resolver", NULL };
+	    "resolver", "http", NULL };
 	struct conf_doc	*doc;
 	struct conf_ctx	 ctx;
-	json_t		*root, *allow, *res, *v;
+	json_t		*root, *allow, *res, *http, *v;
 	const char	*s;
 	char		 err[CONF_ERROR_LEN];
 	size_t		 i, ncidrs = 0, nnames = 0;
@@ -260,6 +260,9 @@ policy_load(const char *path, const char *name, struct policy *p)
 				p->ngroups++;
 			}
 		}
+		/* After allow: each HTTP destination names its entry. */
+		if (conf_get_array(&ctx, root, "http", &http) == 1)
+			policy_http_load(&ctx, http, p);
 		if (p->level == LEVEL_L3 && p->nupstreams == 0)
 			conf_error(&ctx, root, "level L3 needs resolver "
 			    "upstreams: sandboxes reach DNS only through "
@@ -286,6 +289,7 @@ policy_clear(struct policy *p)
 		free(p->groups[i].cidrs);
 	}
 	free(p->groups);
+	policy_http_clear(p);
 }
 
 static int

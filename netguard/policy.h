@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #define POLICY_NAME_MAX		63	/* file name without .yaml */
 #define POLICY_FILES_MAX	256
 #define POLICY_GROUPS_MAX	32	/* allow entries per policy */
@@ -23,6 +25,14 @@
 #define POLICY_NAMES_MAX	1024	/* names per policy, all entries */
 #define POLICY_UPSTREAMS_MAX	4
 #define DNS_NAME_MAX		253	/* presentation form, no final dot */
+#define POLICY_HTTP_MAX		16	/* HTTP destinations per policy */
+#define POLICY_HTTP_RULES_MAX	32	/* rules per destination */
+#define POLICY_HTTP_PATHS_MAX	32	/* path patterns per rule */
+#define HTTP_PATH_MAX		256	/* one path pattern */
+#define HTTP_HEADER_MAX		64	/* a credential's header name */
+#define HTTP_PREFIX_MAX		32	/* "Bearer " and the like */
+#define CRED_NAME_MAX		63
+#define CRED_SECRET_MAX		4096	/* bytes of a secret file */
 
 enum policy_level {
 	LEVEL_L0,	/* no network; loopback down */
@@ -52,6 +62,55 @@ struct policy_group {
 	size_t			 nnames;
 };
 
+/* Methods a rule may allow (CONNECT and TRACE never). */
+enum http_method {
+	HTTP_GET	= 1 << 0,
+	HTTP_HEAD	= 1 << 1,
+	HTTP_POST	= 1 << 2,
+	HTTP_PUT	= 1 << 3,
+	HTTP_PATCH	= 1 << 4,
+	HTTP_DELETE	= 1 << 5,
+	HTTP_OPTIONS	= 1 << 6,
+};
+#define HTTP_METHODS_N	7
+
+/* Methods on paths: "/v1/status" exactly (a query may follow), or a
+ * prefix and a final star ("/v1/reports/" and anything after it). */
+struct policy_http_rule {
+	unsigned		 methods;	/* enum http_method bits */
+	char			**paths;
+	size_t			 npaths;
+};
+
+/*
+ * A header added to every allowed request.  The secret is never in the
+ * policy: file names a file of root's that no one else may read, checked
+ * (not read) when the policy loads; the proxy's configuration reads it.
+ */
+struct policy_credential {
+	char			 name[CRED_NAME_MAX + 1];	/* audited */
+	char			 header[HTTP_HEADER_MAX + 1];
+	char			 prefix[HTTP_PREFIX_MAX + 1];
+	char			 file[4096];
+};
+
+/*
+ * One destination (name and port, allowed by an allow entry of its own)
+ * whose traffic goes through the HTTPS egress proxy: requests must match
+ * a rule, and get the credential.
+ */
+struct policy_http {
+	char			 host[DNS_NAME_MAX + 1];
+	uint16_t		 port;
+	size_t			 group;		/* its allow entry */
+	struct policy_http_rule	*rules;
+	size_t			 nrules;
+	int			 has_credential;
+	struct policy_credential cred;
+	int			 paths_sensitive;	/* audit a hash */
+	char			 ca_file[4096];	/* "": the system's */
+};
+
 struct policy {
 	char			 name[POLICY_NAME_MAX + 1];
 	char			 path[4096];
@@ -62,6 +121,8 @@ struct policy {
 	/* DNS servers the resolver forwards allowed names to (port 53). */
 	struct sockaddr_storage	 upstreams[POLICY_UPSTREAMS_MAX];
 	size_t			 nupstreams;
+	struct policy_http	*http;
+	size_t			 nhttp;
 };
 
 struct policy_set {
@@ -86,5 +147,20 @@ int			 policy_parse_cidr(const char *, struct policy_cidr *);
  * Exact names first, then "*." wildcards.
  */
 int	policy_match_name(const struct policy *, const char *name);
+
+/* policy_http.c: the policy's "http" list, checked against its allow
+ * entries; errors go to ctx.  policy_http_clear frees what it kept. */
+struct conf_ctx;
+void	policy_http_load(struct conf_ctx *, const json_t *list,
+	    struct policy *);
+void	policy_http_clear(struct policy *);
+/* "GET", ... for one enum http_method bit; NULL for anything else. */
+const char *policy_http_method_name(unsigned bit);
+/*
+ * 0 when path is a regular file owned by root that only root may read
+ * (mode 0600 or 0400, following a Secret mount's symlinks), at most
+ * CRED_SECRET_MAX bytes; else -1 with why in err.
+ */
+int	policy_secret_check(const char *path, char *err, size_t errlen);
 
 #endif

@@ -288,8 +288,9 @@ uplink_ready(struct netguard *ng, char *err, size_t errlen)
 		return -1;
 	if ((ng->uplink_nft = nft_open(ng->uplink_fd, e, sizeof(e))) == NULL ||
 	    host_change(ng, NAT_TABLE, "absent", "masquerades the pool") == -1 ||
-	    nft_uplink_apply(ng->uplink_nft, &ng->conf.pool, e,
-	    sizeof(e)) == -1) {
+	    nft_uplink_apply(ng->uplink_nft, &ng->conf.pool,
+	    ng->conf.proxy.port_base, ng->conf.proxy.ca_cert[0] != '\0' ?
+	    PROXY_PORTS_MAX : 0, e, sizeof(e)) == -1) {
 		snprintf(err, errlen, "uplink nftables: %s", e);
 		if (ng->uplink_nft != NULL)
 			nft_close(ng->uplink_nft);

@@ -64,6 +64,8 @@ static const char *const cases[] = {
 	"code_execution_truncated",
 	"fleet_degraded",
 	"fleet_restored",
+	"egress_http_allow",
+	"egress_http_deny",
 };
 
 static const struct {

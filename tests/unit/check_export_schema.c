@@ -392,6 +392,7 @@ static const struct {
 	{ "code_execution", "Process Activity" },
 	{ "execution_started", "Process Activity" },
 	{ "execution_lost", "Process Activity" },
+	{ "egress_http", "HTTP Activity" },
 	{ "egress_", "Network Activity" },
 	{ "dns_query", "DNS Activity" },
 	{ "dns_tunnel_suspected", "Detection Finding" },

@@ -483,12 +483,12 @@ START_TEST(test_uplink_table_replaced_and_removed)
 
 	fresh_netns();
 	h = open_here();
-	ck_assert_msg(nft_uplink_apply(h, &pool, err, sizeof(err)) == 0, "%s",
+	ck_assert_msg(nft_uplink_apply(h, &pool, 0, 0, err, sizeof(err)) == 0, "%s",
 	    err);
-	ck_assert_msg(nft_uplink_apply(h, &pool, err, sizeof(err)) == 0, "%s",
+	ck_assert_msg(nft_uplink_apply(h, &pool, 0, 0, err, sizeof(err)) == 0, "%s",
 	    err);
 	assert_table(t_uplink, "ip", "netguard_nat");
-	ck_assert_int_eq(nft_uplink_apply(h, &bad, err, sizeof(err)), -1);
+	ck_assert_int_eq(nft_uplink_apply(h, &bad, 0, 0, err, sizeof(err)), -1);
 	assert_table(t_uplink, "ip", "netguard_nat");
 	ck_assert_msg(nft_uplink_remove(h, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_ne(sh("nft list table ip netguard_nat >/dev/null 2>&1"),

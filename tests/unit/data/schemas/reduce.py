@@ -17,13 +17,13 @@ ECS_SETS = ["@timestamp", "message", "ecs", "event", "process", "source",
             "destination", "client", "network", "dns", "user", "group",
             "host", "observer", "rule", "container", "related", "labels",
             "tags", "file", "url", "service", "user_agent", "trace",
-            "span"]
+            "span", "http"]
 ECS_KEEP = ("type", "allowed_values", "normalize", "required")
 
 # OCSF classes per event we emit (category/class file names).
 OCSF_CLASSES = ["base_event", "system/process_activity", "findings/detection_finding",
                 "system/file_activity", "network/network_activity",
-                "network/dns_activity",
+                "network/dns_activity", "network/http_activity",
                 "iam/authentication", "application/application_lifecycle",
                 "application/api_activity",
                 "discovery/device_config_state_change"]
@@ -34,6 +34,7 @@ OCSF_OBJECTS = ["metadata", "product", "feature", "actor", "user", "session",
                 "finding_info", "evidences", "device", "api", "service",
                 "request", "response", "policy", "auth_factor", "group",
                 "agent", "container", "image", "http_request", "network_traffic",
+                "http_response", "url",
                 "analytic", "enrichment", "observable"]
 BASE_TYPES = {"string_t": "string", "integer_t": "integer",
               "long_t": "integer", "float_t": "number",
