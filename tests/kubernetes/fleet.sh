@@ -58,7 +58,8 @@ teardown() {
 		tail -5 "$T/haproxy.log" >&2 2>/dev/null || true
 	fi
 	for p in $HAPROXY_PID $REDIS_PID; do
-		kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null
+		kill -9 "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
 	done
 	# podman.sh --ns removes every pod, container, volume and network.
 	rm -rf "$T"
