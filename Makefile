@@ -300,16 +300,18 @@ kube: $(BUILD)/stockade
 # host's mirror and the release build, imported into build/podman; built
 # again only when what goes into it changed.
 IMAGE_INPUTS = $(wildcard deploy/image/*) $(shell find rules docs -type f)
+# build/image/revision is the commit the image is labelled with, rewritten
+# only when it changes.  (Here, not as a rule of its own with a FORCE
+# prerequisite: .SECONDARY above makes make skip such a rule, and the image
+# kept the label of the commit that first built it.)
 image: $(IMAGE_DEPS_STAMP)
+	@mkdir -p build/image
+	@git rev-parse HEAD | cmp -s - build/image/revision || \
+		git rev-parse HEAD >build/image/revision
 	@$(MAKE) --no-print-directory BUILD=build all build/image/rootfs.tar
 build/image/rootfs.tar: $(PROGRAMS) $(DRIVER) $(IMAGE_INPUTS) Makefile \
     build/image/revision
 	@BUILD=build deploy/image/build.sh
-# The commit the image is labelled with: rewritten only when it changes.
-build/image/revision: FORCE
-	@mkdir -p $(dir $@)
-	@git rev-parse HEAD | cmp -s - $@ || git rev-parse HEAD >$@
-FORCE:
 
 # The pod the manifests render, played by podman `kube play` from that
 # image, serving an MCP call (tests/kubernetes/kube_play.sh).  Minutes with
