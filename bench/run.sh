@@ -440,7 +440,7 @@ if ! command -v haproxy >/dev/null; then
 	echo "SKIP fleet: no haproxy (make deps)"
 	return 0
 fi
-local first=700000 count=1000 idle=32 np rp tok node hp st base grown
+local first=700000 count=1000 idle=32 np rp tok node hp st base grown lw
 start
 bench_rules
 # The shipped pool, room for the idle sessions, and uids of this node's
@@ -474,7 +474,8 @@ while read -r line <&"${LOAD[0]}"; do
 done
 sleep 1	# the pool refills after the last idle session took its sandbox
 grown=$(( $(pss_kib $first $count $node) - base ))
-exec {LOAD[1]}>&-
+lw=${LOAD[1]}
+exec {lw}>&-	# its input ends: fleet_load.py exits
 wait "$LOAD_PID" 2>/dev/null || true
 kill $hp $node; wait $hp $node 2>/dev/null || true
 kill $pid; wait $pid || true

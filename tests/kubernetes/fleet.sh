@@ -30,7 +30,8 @@
 set -eu
 : "${BUILD:=build}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-# One mount namespace for every podman call of the flow (podman.sh).
+# One mount and network namespace for every podman call of the flow
+# (podman.sh --netns).
 [ -n "${STOCKADE_PODMAN_NS:-}" ] || exec "$ROOT/deploy/image/podman.sh" --netns "$0" "$@"
 SESSIONS=${1:-100}
 HERE="$ROOT/tests/kubernetes"
@@ -286,6 +287,7 @@ done
 for p in $HAPROXY_PID $REDIS_PID; do kill -TERM "$p"; wait "$p" 2>/dev/null || true; done
 HAPROXY_PID="" REDIS_PID=""
 ! pgrep -f "$T/haproxy.cfg" >/dev/null || fail "haproxy outlived its stop"
+# shellcheck disable=SC2046 # node=dir words, no spaces
 /usr/bin/python3 - "$T/state.json" $(for n in $NODES; do echo "$n=$(log_of "$n")"; done) <<'EOF' ||
 import glob, hashlib, json, sys
 st = json.load(open(sys.argv[1]))

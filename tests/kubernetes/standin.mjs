@@ -3,20 +3,20 @@
 // claims, not StatefulSets, Services or disruption budgets).  The
 // StatefulSet's pod template becomes its pod number N (--pod N; default
 // 0), stockade-node-N, as the controller would make it (hostname,
-// subdomain, one claim per template); the sidecars (init containers with restartPolicy: Always,
-// which podman 4.3 would wait on forever) become containers, first; each
-// Secret volume becomes a hostPath directory given on the command line
-// (Secret volumes crash podman 4.3).  Two things podman 4.3 does that a
-// kubelet does not are undone, so that several such pods can play side by
-// side on one machine (tests/kubernetes/fleet.sh): it publishes every
-// containerPort on the host's own port (a node is reached at its pod's
-// address on the pod network, so ports are left out), and it makes each
-// emptyDir a named volume called as the pod names it, which every pod
-// naming it alike would share (each is renamed after its pod).  And
-// podman 4.3 passes a command's $(VAR) on as written, where the kubelet
-// puts the container's variable in (mcp-exec's --node-id): that is done
-// here, for variables of a value or of the pod's name.
-// Everything else is played as rendered.
+// subdomain, one claim per template); the sidecars (init containers with
+// restartPolicy: Always, which podman 4.3 would wait on forever) become
+// containers, first; each Secret volume becomes a hostPath directory given
+// on the command line (Secret volumes crash podman 4.3).  Three things
+// podman 4.3 does that a kubelet does not are undone, so that several
+// such pods can play side by side (tests/kubernetes/fleet.sh): it
+// publishes every containerPort on the host's own port (a node is reached
+// at its pod's address on the pod network, so ports are left out); it
+// makes each emptyDir a named volume called as the pod names it, which
+// every pod naming it alike would share (each is renamed after its pod);
+// and it passes a command's $(VAR) on as written, where the kubelet puts
+// the container's variable in (mcp-exec's --node-id: done here, for
+// variables of a value or of the pod's name).  Everything else is played
+// as rendered.
 // usage: node standin.mjs [--pod N] RENDERED.yaml SECRET=DIR... > pod.yaml
 import { readFileSync } from "node:fs";
 import { parseAllDocuments, stringify } from "yaml";
