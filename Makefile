@@ -9,6 +9,7 @@
 #   make install    install programs, policy and docs (PREFIX, DESTDIR)
 #   make image      the node-agent image, from Debian packages, no registry
 #   make kube-play  the Kubernetes pod played by podman on this machine
+#   make fleet      three node agents, the router and Redis on a podman network
 #
 # Every program is built from lib/ plus its own folder; each folder except
 # cli/ is also archived as a library so tests link exactly the objects that ship.
@@ -45,10 +46,11 @@ DEB_TEST += haproxy
 # The MCP client tests use the official SDK from npm.  Debian's nodejs
 # comes without npm; nodesource's includes it (and conflicts with Debian's).
 NPM_DEB  := $(if $(shell command -v npm),,npm)
-DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST)
-# `make image` and `make kube-play` only (docs/kubernetes.md), installed by
-# them: the image's root from the Debian mirror, and podman to import it
-# and play the pod (runc: crun refuses hybrid cgroup hosts).
+DEB_PKGS  = $(DEB_BUILD) $(DEB_RUN) $(DEB_TEST) $(DEB_IMAGE)
+# `make image`, `make kube-play` and `make fleet` (docs/kubernetes.md; the
+# fleet runs in `make check`): the image's root from the Debian mirror,
+# and podman to import it and play the pods (runc: crun refuses hybrid
+# cgroup hosts).  `make image` installs them by itself too.
 DEB_IMAGE = mmdebstrap podman runc
 
 PKGS      = jansson yaml-0.1 openssl libevent libevent_pthreads libseccomp \
@@ -112,7 +114,7 @@ IMAGE_DEPS_STAMP = build/.image-deps-ok
 .SECONDARY:
 
 .PHONY: all check check-build run reload deps bench fuzz install clean lint unit integration escape \
-	mcp egress guest kube image kube-play
+	mcp egress guest kube image kube-play fleet fleet-run
 .DEFAULT_GOAL := all
 
 # The session driver beside the programs, where an mcp-exec run from the
@@ -251,10 +253,12 @@ $(IMAGE_DEPS_STAMP): Makefile
 # the suite writes, in a private mount namespace (tests/clean-slate.sh).
 # Everything is built first, on every core; the suites then run one at a
 # time (they share uid leases, cgroups and ports).
+# The node-agent image (release build) is built too: the fleet runs it.
 check: $(DEPS_STAMP)
 	@$(MAKE) --no-print-directory -j$(JOBS) SAN=1 BUILD=build/san check-build
+	@$(MAKE) --no-print-directory -j$(JOBS) image
 	@tests/clean-slate.sh $(MAKE) --no-print-directory SAN=1 BUILD=build/san \
-		unit integration escape mcp egress guest kube
+		unit integration escape mcp egress guest kube fleet-run
 
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check-build: $(PROGRAMS) $(DRIVER) $(UNIT_BINS) $(FUZZ_REPLAY) $(FUZZ_BINS) \
@@ -299,22 +303,34 @@ kube: $(BUILD)/stockade
 # host's mirror and the release build, imported into build/podman; built
 # again only when what goes into it changed.
 IMAGE_INPUTS = $(wildcard deploy/image/*) $(shell find rules docs -type f)
+# build/image/revision is the commit the image is labelled with, rewritten
+# only when it changes.  (Here, not as a rule of its own with a FORCE
+# prerequisite: .SECONDARY above makes make skip such a rule, and the image
+# kept the label of the commit that first built it.)
 image: $(IMAGE_DEPS_STAMP)
+	@mkdir -p build/image
+	@git rev-parse HEAD | cmp -s - build/image/revision || \
+		git rev-parse HEAD >build/image/revision
 	@$(MAKE) --no-print-directory BUILD=build all build/image/rootfs.tar
 build/image/rootfs.tar: $(PROGRAMS) $(DRIVER) $(IMAGE_INPUTS) Makefile \
     build/image/revision
 	@BUILD=build deploy/image/build.sh
-# The commit the image is labelled with: rewritten only when it changes.
-build/image/revision: FORCE
-	@mkdir -p $(dir $@)
-	@git rev-parse HEAD | cmp -s - $@ || git rev-parse HEAD >$@
-FORCE:
 
 # The pod the manifests render, played by podman `kube play` from that
 # image, serving an MCP call (tests/kubernetes/kube_play.sh).  Minutes with
 # an image to build: not part of `make check`.
 kube-play: image
 	@BUILD=build tests/kubernetes/kube_play.sh
+
+# Three node agents of that image on a podman network behind the shipped
+# router, with Redis, and SDK clients of both eras opening FLEET_SESSIONS
+# sessions (tests/kubernetes/fleet.sh; about a minute once the image is
+# built).  `make check` runs it (fleet-run: the image built already).
+FLEET_SESSIONS ?= 100
+fleet: image
+	@$(MAKE) --no-print-directory fleet-run
+fleet-run:
+	@BUILD=build tests/kubernetes/fleet.sh $(FLEET_SESSIONS)
 
 bench: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build all $(BENCH_BINS)

@@ -52,19 +52,30 @@
 #     closed test world of tests/egress/test_l7.sh (L7_BENCH); p50 of
 #     curl's time_total each way, and the ratio.  No target: the price of
 #     method and path rules and a credential the code never holds.
+#   fleet: one node (mcp-exec --http --node-id) behind the shipped router
+#     (deploy/router/render-haproxy, Debian's haproxy), on loopback, the
+#     shipped warm pool on (bench/fleet_load.py, 2026-07-28 clients on
+#     kept-alive connections): an existing session's call through the
+#     router against the same call straight to the node, interleaved
+#     (p50, p99; target: the router adds <= 1 ms at p50); new sessions
+#     per second sustained by 4 clients, and the time to a first command
+#     (a new session's first call) alone and under that load; idle
+#     sessions per GiB (the
+#     proportional set size of their sandboxes' processes and of what
+#     mcp-exec grew by, for 32 sessions).  What a fleet is sized with.
 #
 #   gvisor: the same one-shot start and MCP calls on a `runtime: gvisor`
 #     profile, against the native runtime measured beside it (skipped,
 #     saying why, where runsc cannot run).  No target: the price of the
 #     stronger wall, for docs/runtimes.md.
 #
-#   fleet: existing-session calls of a principal whose quotas are in Redis
+#   quota: existing-session calls of a principal whose quotas are in Redis
 #     (fleet.redis) over a unix socket and over TLS (fleet.tls), against
 #     the same calls with quotas per node.  No target: what a fleet's
 #     shared count costs a call.
 #
 # Arguments name the sections to run (append ack retention verify sandbox
-# parallel mcp netguard l7 gvisor fleet);
+# parallel mcp netguard l7 fleet gvisor quota);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -425,6 +436,93 @@ out=$(tests/clean-slate.sh env BUILD="$BUILD" L7_BENCH=$(( RUNS * 20 )) \
 echo "$out" | sed -n 's/^bench l7: //p'
 }
 
+# pss_kib UID_FIRST UID_COUNT PID: KiB of proportional set size of the
+# processes of those uids (a node's sandboxes) and of PID (the node).
+pss_kib() {
+	/usr/bin/python3 - "$@" <<'PYEOF'
+import glob, sys
+first, count, node = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+total = 0
+for d in glob.glob("/proc/[0-9]*"):
+    try:
+        uid = int([l for l in open(d + "/status") if l.startswith("Uid:")][0].split()[1])
+        if d != "/proc/" + node and not first <= uid < first + count:
+            continue
+        total += sum(int(l.split()[1]) for l in open(d + "/smaps_rollup")
+                     if l.startswith("Pss:"))
+    except (OSError, IndexError):
+        pass
+print(total)
+PYEOF
+}
+
+bench_fleet() {
+echo "== fleet: one node behind the router, HTTP on loopback, warm pool as shipped (load $(cut -d' ' -f1-3 /proc/loadavg))"
+if ! command -v haproxy >/dev/null; then
+	echo "SKIP fleet: no haproxy (make deps)"
+	return 0
+fi
+local first=700000 count=1000 idle=32 np rp tok node hp st base grown lw
+start
+bench_rules
+# The shipped pool, room for the idle sessions, and uids of this node's
+# own (its sandboxes' memory is counted by uid).
+cp rules/profiles/default.yaml "$T/rules/profiles/default.yaml"
+sed -i -e "s#^  first: .*#  first: $first#" -e "s#^  count: .*#  count: $count#"     -e "s#^    max_total: 32\$#    max_total: 64#"     -e "s#^    max_per_principal: .*#    max_per_principal: 64#" "$T/rules/mcp-exec.yaml"
+tok=bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf 'tokens:\n  - sha256: "%s"\n    principal: "user:bench"\n' \
+    "$(printf %s "$tok" | sha256sum | cut -d' ' -f1)" >"$T/rules/principals.yaml"
+port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+np=$(port); rp=$(port)
+st=$(mktemp -d /dev/shm/stockade-bench.XXXXXX)
+"$B/mcp-exec" --http "127.0.0.1:$np" --rules "$T/rules" --state-dir "$st" \
+    --node-id node-0 2>"$T/node.err" </dev/null &
+node=$!
+deploy/router/render-haproxy --listen "127.0.0.1:$rp" "node-0=127.0.0.1:$np" >"$T/haproxy.cfg"
+haproxy -f "$T/haproxy.cfg" 2>"$T/haproxy.log" </dev/null &
+hp=$!
+for _ in $(seq 1 250); do
+	curl -s -o /dev/null "http://127.0.0.1:$rp/" && curl -s -o /dev/null "http://127.0.0.1:$np/" && break
+	sleep 0.02
+done
+sleep 1.5	# the pool fills; the router's first check passes
+base=$(pss_kib $first $count $node)
+coproc LOAD { /usr/bin/python3 bench/fleet_load.py "http://127.0.0.1:$rp/mcp" \
+    "http://127.0.0.1:$np/mcp" "$tok" $(( RUNS * 200 )) 10 4 $idle 2>&1; }
+local out="" line
+while read -r line <&"${LOAD[0]}"; do
+	out="$out$line"$'\n'
+	case $line in idle*|fleet_load:*|Traceback*) break ;; esac
+done
+sleep 1	# the pool refills after the last idle session took its sandbox
+grown=$(( $(pss_kib $first $count $node) - base ))
+lw=${LOAD[1]}
+exec {lw}>&-	# its input ends: fleet_load.py exits
+wait "$LOAD_PID" 2>/dev/null || true
+kill $hp $node; wait $hp $node 2>/dev/null || true
+kill $pid; wait $pid || true
+rm -rf "$st"
+echo "$out" | awk -v grown="$grown" '
+	$1 == "existing_direct" { d50 = $2; d99 = $3 }
+	$1 == "existing_router" { r50 = $2; r99 = $3 }
+	$1 == "new_per_sec" { nps = $2; w = $3 }
+	$1 == "first_cmd" { f50 = $2; f99 = $3 }
+	$1 == "first_alone" { a50 = $2; a99 = $3 }
+	$1 == "idle" { idle = $2 }
+	$1 ~ /^fleet_load:|^Traceback/ { print; bad = 1 }
+	END {
+		if (bad || !idle) { print "fleet: the load failed"; exit }
+		printf "existing session call: direct p50 %.2f ms, p99 %.2f ms; through the router p50 %.2f ms (%.2fx, +%.2f ms; target <= +1 ms), p99 %.2f ms (%.2fx)\n",
+		    d50 / 1e6, d99 / 1e6, r50 / 1e6, r50 / d50, (r50 - d50) / 1e6, r99 / 1e6, r99 / d99
+		printf "time to first command (a new session'"'"'s first call through the router, pool refilled): p50 %.2f ms, p99 %.2f ms\n",
+		    a50 / 1e6, a99 / 1e6
+		printf "new sessions sustained through the router, %d clients: %.1f/s per node; time to first command under that load p50 %.2f ms, p99 %.2f ms\n",
+		    w, nps, f50 / 1e6, f99 / 1e6
+		printf "%d idle sessions: %.1f MiB (%.2f MiB each, PSS of their sandboxes and of mcp-exec'"'"'s growth): %d idle sessions per GiB\n",
+		    idle, grown / 1024, grown / 1024 / idle, 1048576 / (grown / idle)
+	}'
+}
+
 bench_gvisor() {
 echo "== gvisor: one-shot start and MCP calls, native beside gvisor"
 local PY="/usr/bin/python3 -I -S -c pass"
@@ -463,7 +561,7 @@ kill $pid; wait $pid || true
 
 # fleet quotas: existing-session calls of a principal with fleet quotas,
 # against the same calls with quotas per node only.
-bench_fleet() {
+bench_quota() {
 echo "== fleet quotas: execute_python 1+1 in an existing session, quotas per node / in Redis over a unix socket / over TLS (load $(cut -d' ' -f1-3 /proc/loadavg))"
 command -v redis-server >/dev/null || { echo "fleet: skipped (no redis-server)"; return 0; }
 local port mode out p50 p99 base=""
@@ -505,6 +603,6 @@ kill $zpid; wait $zpid 2>/dev/null || true
 zpid=""
 }
 
-for s in append ack retention verify sandbox parallel mcp netguard l7 gvisor fleet; do
+for s in append ack retention verify sandbox parallel mcp netguard l7 fleet gvisor quota; do
 	if want $s; then bench_$s; fi
 done

@@ -148,6 +148,14 @@ policy_load(const struct server_opts *o, struct server_policy *p)
 		    "too long\n");
 		return -1;
 	}
+	/* The store names this node's leases; the id may be the command
+	 * line's (a pod's name), so it is required here, not in the file. */
+	if (p->conf.fleet.redis[0] != '\0' &&
+	    p->conf.fleet.node_id[0] == '\0') {
+		fprintf(stderr, "mcp-exec: %s: fleet.redis needs this node's "
+		    "id: fleet.node_id or --node-id\n", p->conf.path);
+		return -1;
+	}
 	/* Not found: left empty, and preflight_check says where it looked. */
 	(void)preflight_driver(&p->conf, err, sizeof(err));
 	/* Only --http fetches issuers' keys and loads mTLS files: a stdio

@@ -14,21 +14,30 @@
 # be managed from another (its network namespaces and exit files were in
 # that /run): when it ends, every pod, container, volume and network goes,
 # and podman's empty cgroups (libpod_parent) with them.  Images stay.  One
-# flow at a time per build tree.
+# flow at a time per build tree.  --netns: the flow in a network namespace
+# of its own too (only loopback, up), where podman's bridges and their
+# addresses cannot meet another run's, and nothing can leave the machine
+# (the tests' flows; building the image needs the mirror).
 # usage: deploy/image/podman.sh ARGS...   (e.g. images, run --rm IMAGE CMD)
-#        deploy/image/podman.sh --ns CMD [ARG...]
+#        deploy/image/podman.sh --ns|--netns CMD [ARG...]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 P=$(cd "$here/../.." && pwd)/${BUILD:-build}/podman
 if [ "${STOCKADE_PODMAN_NS:-}" != "$P" ]; then
 	# A call from outside is a flow of one.
-	[ "${1:-}" = --ns ] || set -- --ns "$0" "$@"
+	net=""
+	case ${1:-} in
+	--ns) ;;
+	--netns) net=--net; shift; set -- --ns "$@" ;;
+	*) set -- --ns "$0" "$@" ;;
+	esac
 	mkdir -p "$P"
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	exec unshare --mount --propagation private -- sh -c '
+	exec unshare --mount $net --propagation private -- sh -c '
+	    { [ -z "$1" ] || ip link set lo up; } &&
 	    mount -t tmpfs -o mode=0755,size=64m stockade-podman /run &&
 	    mount -t tmpfs -o mode=0755,size=64m stockade-podman /var/lib &&
-	    STOCKADE_PODMAN_NS=$0 exec "$@"' "$P" "$0" "$@"
+	    shift && STOCKADE_PODMAN_NS=$0 exec "$@"' "$P" "$net" "$0" "$@"
 fi
 if [ "${1:-}" = --ns ]; then
 	shift

@@ -269,7 +269,9 @@ fleet_tls_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
  * fleet: what this node is called (node_id, a DNS label that ends its
  * handles), how it drains, and where the shared quota store is.  The
  * store is on only when redis is set (a unix socket path or host:port);
- * its leases and records are named by node_id, which it then requires.
+ * its leases and records are named by the node id, which mcp-exec then
+ * requires at load (reload.c): nodes of a fleet share one file (a
+ * ConfigMap) and may each take their id from --node-id.
  */
 static void
 fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
@@ -280,11 +282,11 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 	static const char *const modes[] = { "refuse", "local", NULL };
 	const char	*s, *colon;
 	int64_t		 i;
-	int		 e, r, node;
+	int		 e, r;
 
 	f->lease_s = FLEET_LEASE_S_DEFAULT;
 	conf_check_keys(ctx, o, keys);
-	if ((node = conf_get_string(ctx, o, "node_id", &s)) == 1) {
+	if (conf_get_string(ctx, o, "node_id", &s) == 1) {
 		if (!fleet_node_ok(s))
 			conf_error(ctx, json_object_get(o, "node_id"),
 			    "node_id: a DNS label (a-z, 0-9, '-'; 1 to %d; "
@@ -304,9 +306,6 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 	else if (r == 1 && xsnprintf(f->redis, sizeof(f->redis), "%s",
 	    s) == -1)
 		conf_error(ctx, json_object_get(o, "redis"), "redis: too long");
-	if (r == 1 && node == 0)
-		conf_error(ctx, o, "fleet: node_id: required with redis (it "
-		    "names this node's leases)");
 	if (conf_get_enum(ctx, o, "on_unreachable", modes, &e) == 1)
 		f->on_unreachable = (enum fleet_unreachable)e;
 	if (conf_get_int(ctx, o, "lease_s", 3, 3600, &i) == 1)

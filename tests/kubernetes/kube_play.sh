@@ -22,7 +22,7 @@ set -eu
 : "${BUILD:=build}"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 # One mount namespace for every podman call of the flow (podman.sh).
-[ -n "${STOCKADE_PODMAN_NS:-}" ] || exec "$ROOT/deploy/image/podman.sh" --ns "$0" "$@"
+[ -n "${STOCKADE_PODMAN_NS:-}" ] || exec "$ROOT/deploy/image/podman.sh" --netns "$0" "$@"
 HERE="$ROOT/tests/kubernetes"
 B="$ROOT/$BUILD"
 T=$(mktemp -d "${TMPDIR:-/tmp}/stockade-kube.XXXXXX")

@@ -59,7 +59,8 @@ plant "runAsUser a string" 's/runAsUser: 990/runAsUser: "990"/'
 plant "a capability too many" '0,/- SYS_PTRACE/s//- SYS_PTRACE\n              - SYS_MODULE/'
 plant "privileged" '0,/readOnlyRootFilesystem: true/s//readOnlyRootFilesystem: true\n          privileged: true/'
 plant "a mount of no volume" '0,/name: live$/s//name: alive/'
-note "planted defects refused: a type error, a capability too many, privileged, a mount of no volume"
+plant "no node id" 's/- --node-id$/- --no-node-id/'
+note "planted defects refused: a type error, a capability too many, privileged, a mount of no volume, no node id"
 
 # The policy as the pod assembles it: every file of rules/ in a ConfigMap.
 node "$HERE/rules_tree.mjs" "$T/containerd.yaml" "$T/tree"

@@ -108,6 +108,13 @@ function podCheck(spec, labels, where) {
   if (JSON.stringify(mcp?.readinessProbe?.exec?.command) !==
       JSON.stringify(["stockade", "status", "--ready"]))
     fail(where, "mcp-exec's readiness must be `stockade status --ready`");
+  // Handles name the node that minted them, and the router resolves that
+  // name: it must be the pod's own (docs/fleet-routing.md).
+  const cmd = mcp?.command ?? [];
+  const nodeEnv = (mcp?.env ?? []).find((e) => e.name === "STOCKADE_NODE");
+  if (cmd[cmd.indexOf("--node-id") + 1] !== "$(STOCKADE_NODE)" ||
+      nodeEnv?.valueFrom?.fieldRef?.fieldPath !== "metadata.name")
+    fail(where, "mcp-exec's --node-id must be the pod's name ($(STOCKADE_NODE) from metadata.name)");
   return labels;
 }
 
