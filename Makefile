@@ -122,6 +122,23 @@ $(DRIVER): mcp-exec/driver/driver.py
 	@mkdir -p $(dir $@)
 	install -m 0644 $< $@
 
+# The wasm runtime's driver beside it (docs/runtimes.md), and Pyodide from
+# npm: npm ci checks every file against the committed lockfile's integrity
+# hashes; mcp-exec's audit records name the module's sha256.
+WASM_DIR    = $(dir $(DRIVER))
+WASM_JS     = $(WASM_DIR)driver_wasm.mjs $(WASM_DIR)driver_wasm_worker.mjs
+PYODIDE     = $(WASM_DIR)node_modules/pyodide/pyodide.asm.wasm
+WASM_DRIVER = $(WASM_JS) $(PYODIDE)
+$(WASM_JS): $(WASM_DIR)%: mcp-exec/driver/%
+	@mkdir -p $(dir $@)
+	install -m 0644 $< $@
+$(PYODIDE): mcp-exec/driver/package.json mcp-exec/driver/package-lock.json
+	@mkdir -p $(WASM_DIR)
+	install -m 0644 $^ $(WASM_DIR)
+	cd $(WASM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+all check-build unit integration mcp egress escape guest: $(WASM_DRIVER)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<

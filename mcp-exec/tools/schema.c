@@ -149,8 +149,8 @@ result_schema(void)
 		    "cancelled", "oom", "crash", "driver_failed"));
 		json_object_set_new(props, "oom_killed", json_pack("{s:s}",
 		    "type", "boolean"));
-		json_object_set_new(props, "runtime", json_pack("{s:s, s:[s,s],"
-		    " s:s}", "type", "string", "enum", "native", "gvisor",
+		json_object_set_new(props, "runtime", json_pack("{s:s, s:[s,s,"
+		    "s], s:s}", "type", "string", "enum", "native", "gvisor", "wasm",
 		    "description", "the wall the code ran behind (the "
 		    "profile's runtime)"));
 		json_object_set_new(props, "memory_limit_mb", json_pack(
