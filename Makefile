@@ -109,6 +109,7 @@ IMAGE_DEPS_STAMP = build/.image-deps-ok
 .SECONDARY:
 
 .PHONY: all check check-build run reload deps bench fuzz install clean lint unit integration escape \
+	escape-wasm \
 	mcp egress guest kube image kube-play
 .DEFAULT_GOAL := all
 
@@ -297,6 +298,16 @@ egress: $(PROGRAMS) $(DRIVER)
 escape: $(BUILD)/mcp-exec
 	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 	@RUNTIME=gvisor /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
+	@RUNTIME=wasm /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec \
+		$(addprefix tests/escape/cases/,$(addsuffix .py,$(ESCAPE_WASM)))
+
+# On wasm each case starts Pyodide (~3 s): make escape runs one case of
+# each kind of answer; escape-wasm runs them all (~3 min).
+ESCAPE_WASM = dangerous_syscalls host_secrets readonly_paths memory_bomb \
+	network_l0 proc_root segfault timeout_closed_streams links_to_host \
+	artifact_tricks init_hijack fork_bomb
+escape-wasm: $(BUILD)/mcp-exec $(WASM_DRIVER)
+	@RUNTIME=wasm /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 
 # The sandbox suites again in a cgroup-v2-only QEMU guest running Debian's
 # kernel (tests/guest/run.sh; the kernel is unpacked into build/guest).

@@ -23,6 +23,7 @@
 #include "sandbox/artifacts.h"
 #include "sandbox/capture.h"
 #include "sandbox/stage.h"
+#include "sandbox/wasm.h"
 #include "sessions/network.h"
 #include "sessions/packages.h"
 #include "util.h"
@@ -286,6 +287,9 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 {
 	const struct profile	*p = rq->profile;
 	struct sandbox_limits	 lim = p->limits;
+	const char		*wasm_cmd[WASM_ARGV_MAX + 1];
+	char			*oneshot = NULL;
+	static struct mcpexec_conf wasm_dir;	/* the driver's, found */
 	struct sandbox_spec	 spec;
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
@@ -339,6 +343,23 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.idmap = &rq->conf->idmap;
 	spec.seccomp = rq->seccomp;
 	spec.argv = rq->argv;
+	if (p->runtime == SANDBOX_WASM && wasm_dir.server.driver_dir[0] == '\0')
+		wasm_dir = *rq->conf;
+	/* Pyodide on node in the native walls: the code goes to its driver
+	 * (one-shot), without RLIMIT_AS (session_build.c says why). */
+	if (p->runtime == SANDBOX_WASM) {
+		/* A one-shot run needs no driver but this one's. */
+		if (wasm_dir.server.driver_dir[0] == '\0' &&
+		    preflight_driver(&wasm_dir, err, errlen) == -1)
+			goto out;
+		if (wasm_engine(wasm_dir.server.driver_dir, err, errlen) ==
+		    NULL || wasm_oneshot_argv(rq->argv, wasm_cmd, &oneshot,
+		    err, errlen) == -1)
+			goto out;
+		spec.argv = wasm_cmd;
+		spec.driver_dir = wasm_dir.server.driver_dir;
+		lim.address_space = 0;
+	}
 	spec.scrub_argv = rq->caller_argv;
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
@@ -410,6 +431,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	    "s:s, s:I}", "id", spec.id, "runtime", sandbox_runtime_name(p->runtime), "profile",
 	    p->name, "cgroup", cgroup_version_name(sb.cg), "memory_peak",
 	    (json_int_t)cgroup_memory_peak(sb.cg)));
+	if (p->runtime == SANDBOX_WASM)
+		wasm_describe(json_object_get(result, "sandbox"));
 	streams_close(&st);
 	if (rq->done != NULL)
 		rq->done(rq->hook_arg, result);
@@ -419,5 +442,6 @@ destroy:
 out:
 	packages_free(&pkg);
 	json_decref(inputs);
+	free(oneshot);
 	return result;
 }

@@ -66,4 +66,6 @@ function readLoop() {
 	});
 }
 
-readLoop();
+// One-shot (`mcp-exec run`): the worker has the code; no control socket.
+if (!process.argv.some((a) => a.startsWith("--oneshot=")))
+	readLoop();

@@ -87,7 +87,7 @@ function output(fd, bytes) {
 
 const py = await loadPyodide({
 	indexURL: path.join(HERE, "node_modules/pyodide") + "/",
-	env: { HOME: "/tmp", PYTHONUNBUFFERED: "1", LANG: "C.UTF-8" },
+	env: { ...process.env },
 });
 // A path the permission model refuses throws ERR_ACCESS_DENIED, which
 // NODEFS knows no errno for (the call would seem to succeed): EACCES.
@@ -117,10 +117,15 @@ for (const m of [...MOUNTS, HERE]) {
 }
 py.globals.set("stockade_args", py.toPy(workerData.args));
 py.globals.set("stockade_here", HERE);
+py.globals.set("stockade_env", py.toPy(Object.keys(process.env)));
 py.runPython(`
 import builtins, os, sys, zoneinfo
 sys.path.insert(0, stockade_here)
 import driver
+# The sandbox's fixed environment, nothing of Pyodide's defaults.
+for k in list(os.environ):
+    if k not in stockade_env:
+        del os.environ[k]
 zoneinfo.reset_tzpath(["/usr/share/zoneinfo"])
 if os.path.isdir(driver.WORKSPACE):
     os.chdir(driver.WORKSPACE)
@@ -143,6 +148,17 @@ def _stockade_exec(msg_id, code, budget, first):
     return driver.done_message(msg_id, status, rc)
 `);
 const execCell = py.globals.get("_stockade_exec");
+
+// `mcp-exec run` (one-shot): the code from argv, its output straight on
+// fds 1 and 2, its exit code the process's.  No control socket.
+const oneshot = workerData.args.find((a) => a.startsWith("--oneshot="));
+if (oneshot !== undefined) {
+	py.setStdout({ write: (b) => fs.writeSync(1, b) });
+	py.setStderr({ write: (b) => fs.writeSync(2, b) });
+	const r = execCell(1, oneshot.slice("--oneshot=".length), 0, true);
+	const done = JSON.parse(Buffer.from(r.toJs()).toString("utf8"));
+	process.exit(done.exit_code & 0xff);
+}
 
 send({ op: "ready", python: py.runPython("import sys; sys.version.split()[0]"),
     pyodide: py.version });

@@ -182,7 +182,7 @@ wasm_engine(const char *driver_dir, char *err, size_t errlen)
 }
 
 void
-wasm_argv(const char **argv, const char *preimport)
+wasm_argv(const char **argv, const char *extra)
 {
 	size_t	 n = 0;
 
@@ -204,9 +204,34 @@ wasm_argv(const char **argv, const char *preimport)
 	argv[n++] = "--allow-worker";
 	argv[n++] = "--no-warnings";
 	argv[n++] = SANDBOX_DRIVER_DIR "/" WASM_DRIVER;
-	if (preimport != NULL)
-		argv[n++] = preimport;
+	if (extra != NULL)
+		argv[n++] = extra;
 	argv[n] = NULL;
+}
+
+int
+wasm_oneshot_argv(const char *const *cmd, const char **argv, char **oneshot,
+    char *err, size_t errlen)
+{
+	const char	*base = strrchr(cmd[0], '/');
+	size_t		 i, n;
+
+	*oneshot = NULL;
+	base = base != NULL ? base + 1 : cmd[0];
+	for (i = 1; strncmp(base, "python", 6) == 0 && cmd[i] != NULL; i++) {
+		if (strcmp(cmd[i], "-c") != 0)
+			continue;
+		if (cmd[i + 1] == NULL)
+			break;
+		n = strlen(cmd[i + 1]) + sizeof("--oneshot=");
+		*oneshot = xmalloc(n);
+		snprintf(*oneshot, n, "--oneshot=%s", cmd[i + 1]);
+		wasm_argv(argv, *oneshot);
+		return 0;
+	}
+	snprintf(err, errlen, "the wasm runtime runs Python code only: give "
+	    "python3 -c CODE");
+	return -1;
 }
 
 void

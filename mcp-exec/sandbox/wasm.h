@@ -46,10 +46,18 @@ const struct wasm_engine *wasm_engine(const char *driver_dir, char *err,
  * The driver's command line in argv (WASM_ARGV_MAX): node with its
  * permission model (reads of the driver, /workspace, /inputs, /tmp and
  * the zone files; writes under /workspace and /tmp; a worker thread; no
- * child processes, no addons), preimport (NULL or "--preimport=...")
- * passed on.  Strings are static or borrowed.
+ * child processes, no addons), extra (NULL, "--preimport=..." or
+ * "--oneshot=CODE") passed on.  Strings are static or borrowed.
  */
-void	wasm_argv(const char **argv, const char *preimport);
+void	wasm_argv(const char **argv, const char *extra);
+/*
+ * `mcp-exec run` on the wasm runtime: a Python command line with -c CODE
+ * (what else would Pyodide run?) becomes the driver's one-shot form in
+ * argv, its code in *oneshot (the caller frees it).  -1 with err for any
+ * other command.
+ */
+int	wasm_oneshot_argv(const char *const *cmd, const char **argv,
+	    char **oneshot, char *err, size_t errlen);
 /* The engine's names into a record's sandbox object: "engine" ("node
  * v20.20.2"), "pyodide" (its version), "module_sha256"; nothing before
  * wasm_engine named them. */
