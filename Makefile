@@ -177,7 +177,7 @@ $(BUILD)/netguard: $(call obj,netguard/main.c) $(LIBNG) $(LIBSTOCKADE)
 # The seccomp filter is compiled (by libseccomp) at build time, once.
 $(BUILD)/tools/seccomp_gen: $(call obj,mcp-exec/sandbox/seccomp_gen.c \
 	    mcp-exec/sandbox/seccomp.c mcp-exec/sandbox/seccomp_rules.c \
-	    mcp-exec/sandbox/seccomp_load.c) \
+	    mcp-exec/sandbox/seccomp_wasm.c mcp-exec/sandbox/seccomp_load.c) \
 	    $(LIBSTOCKADE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

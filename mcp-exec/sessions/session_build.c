@@ -118,8 +118,10 @@ session_build(struct server *srv, const char *principal,
 	s->spec.landlock_required = s->prof.landlock_required;
 	s->spec.cgroup = &srv->conf.cgroup;
 	s->spec.idmap = &srv->conf.idmap;
-	s->spec.seccomp = &srv->seccomp;
-	sandbox_seccomp_sha256(&srv->seccomp, s->seccomp_sha256,
+	/* node's own list on the wasm runtime (seccomp_wasm.c). */
+	s->spec.seccomp = s->prof.runtime == SANDBOX_WASM ? &srv->seccomp_wasm :
+	    &srv->seccomp;
+	sandbox_seccomp_sha256(s->spec.seccomp, s->seccomp_sha256,
 	    sizeof(s->seccomp_sha256));
 	s->spec.argv = s->argv;
 	s->spec.envp = sandbox_env;
