@@ -373,7 +373,9 @@ install: all
 	install -m 0755 $(BUILD)/mcp-exec $(BUILD)/mcp-exec-server \
 		$(BUILD)/netguard $(DESTDIR)$(PREFIX)/sbin/
 	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
-	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
+	install -m 0644 mcp-exec/driver/driver.py $(WASM_JS) \
+		$(DESTDIR)$(PREFIX)/share/stockade/driver/
+	cp -R $(WASM_DIR)node_modules $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
