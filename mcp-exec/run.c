@@ -282,6 +282,30 @@ run_state_init(const struct mcpexec_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The wasm runtime's one-shot: the code (python3 -c CODE) goes to the
+ * driver, which runs it in Pyodide; the driver directory is found as a
+ * server finds it (a one-shot run's settings leave it unset).
+ */
+static int
+wasm_prepare(const struct run_request *rq, struct sandbox_spec *spec,
+    const char **argv, char **oneshot, char *err, size_t errlen)
+{
+	static struct mcpexec_conf	 found;
+
+	if (found.server.driver_dir[0] == '\0') {
+		found = *rq->conf;
+		if (preflight_driver(&found, err, errlen) == -1)
+			return -1;
+	}
+	if (wasm_engine(found.server.driver_dir, err, errlen) == NULL ||
+	    wasm_oneshot_argv(rq->argv, argv, oneshot, err, errlen) == -1)
+		return -1;
+	spec->argv = argv;
+	spec->driver_dir = found.server.driver_dir;
+	return 0;
+}
+
 json_t *
 run_once(const struct run_request *rq, char *err, size_t errlen)
 {
@@ -289,7 +313,6 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	struct sandbox_limits	 lim = p->limits;
 	const char		*wasm_cmd[WASM_ARGV_MAX + 1];
 	char			*oneshot = NULL;
-	static struct mcpexec_conf wasm_dir;	/* the driver's, found */
 	struct sandbox_spec	 spec;
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
@@ -343,21 +366,11 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.idmap = &rq->conf->idmap;
 	spec.seccomp = rq->seccomp;
 	spec.argv = rq->argv;
-	if (p->runtime == SANDBOX_WASM && wasm_dir.server.driver_dir[0] == '\0')
-		wasm_dir = *rq->conf;
-	/* Pyodide on node in the native walls: the code goes to its driver
-	 * (one-shot), without RLIMIT_AS (session_build.c says why). */
+	/* Without RLIMIT_AS on wasm: session_build.c says why. */
 	if (p->runtime == SANDBOX_WASM) {
-		/* A one-shot run needs no driver but this one's. */
-		if (wasm_dir.server.driver_dir[0] == '\0' &&
-		    preflight_driver(&wasm_dir, err, errlen) == -1)
+		if (wasm_prepare(rq, &spec, wasm_cmd, &oneshot, err,
+		    errlen) == -1)
 			goto out;
-		if (wasm_engine(wasm_dir.server.driver_dir, err, errlen) ==
-		    NULL || wasm_oneshot_argv(rq->argv, wasm_cmd, &oneshot,
-		    err, errlen) == -1)
-			goto out;
-		spec.argv = wasm_cmd;
-		spec.driver_dir = wasm_dir.server.driver_dir;
 		lim.address_space = 0;
 	}
 	spec.scrub_argv = rq->caller_argv;
