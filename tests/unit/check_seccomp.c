@@ -521,36 +521,33 @@ python_log_tail(void)
 }
 
 /* The build-time copy must be exactly what the rules compile to now. */
-START_TEST(test_builtin_filter_matches_the_rules)
+static void
+builtin_matches(int (*build)(struct seccomp_prog *, char *, size_t),
+    void (*copy)(struct seccomp_prog *))
 {
 	struct seccomp_prog	 built, builtin;
 	char			 err[512];
 
-	ck_assert_msg(sandbox_seccomp_build(&built, err, sizeof(err)) == 0,
-	    "%s", err);
-	sandbox_seccomp_builtin(&builtin);
+	ck_assert_msg(build(&built, err, sizeof(err)) == 0, "%s", err);
+	copy(&builtin);
 	ck_assert_uint_eq(built.len, builtin.len);
 	ck_assert_int_eq(memcmp(built.filter, builtin.filter,
 	    built.len * sizeof(*built.filter)), 0);
 	sandbox_seccomp_free(&built);
 	sandbox_seccomp_free(&builtin);
 }
+
+START_TEST(test_builtin_filter_matches_the_rules)
+{
+	builtin_matches(sandbox_seccomp_build, sandbox_seccomp_builtin);
+}
 END_TEST
 
 /* The wasm runtime's build-time copy, likewise. */
 START_TEST(test_builtin_wasm_filter_matches_the_rules)
 {
-	struct seccomp_prog	 built, builtin;
-	char			 err[512];
-
-	ck_assert_msg(sandbox_seccomp_build_wasm(&built, err, sizeof(err)) ==
-	    0, "%s", err);
-	sandbox_seccomp_builtin_wasm(&builtin);
-	ck_assert_uint_eq(built.len, builtin.len);
-	ck_assert_int_eq(memcmp(built.filter, builtin.filter,
-	    built.len * sizeof(*built.filter)), 0);
-	sandbox_seccomp_free(&built);
-	sandbox_seccomp_free(&builtin);
+	builtin_matches(sandbox_seccomp_build_wasm,
+	    sandbox_seccomp_builtin_wasm);
 }
 END_TEST
 
