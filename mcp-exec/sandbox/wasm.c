@@ -31,6 +31,16 @@
 #define WASM_WHY_MAX		256
 #define WASM_POLL_NS		(10 * 1000 * 1000)
 
+/* node's path: $STOCKADE_NODE (absolute; inside the sandbox too, so
+ * beneath /usr), else WASM_NODE. */
+static const char *
+wasm_node(void)
+{
+	const char	*p = getenv("STOCKADE_NODE");
+
+	return p != NULL && p[0] == '/' ? p : WASM_NODE;
+}
+
 /* `node --version` into out (its first line), bounded by WASM_PROBE_MS. */
 static int
 node_version(char *out, size_t outlen, char *err, size_t errlen)
@@ -52,7 +62,7 @@ node_version(char *out, size_t outlen, char *err, size_t errlen)
 		    dup2(null, 2) == -1)
 			_exit(127);
 		(void)syscall(SYS_close_range, 3, ~0U, 0);
-		execl(WASM_NODE, WASM_NODE, "--version", (char *)NULL);
+		execl(wasm_node(), wasm_node(), "--version", (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
@@ -78,13 +88,13 @@ node_version(char *out, size_t outlen, char *err, size_t errlen)
 	close(p[0]);
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n <= 1 ||
 	    buf[0] != 'v') {
-		snprintf(err, errlen, "%s --version failed", WASM_NODE);
+		snprintf(err, errlen, "%s --version failed", wasm_node());
 		return -1;
 	}
 	buf[n] = '\0';
 	buf[strcspn(buf, "\r\n")] = '\0';
 	if (strlen(buf) >= outlen) {
-		snprintf(err, errlen, "%s --version: too long", WASM_NODE);
+		snprintf(err, errlen, "%s --version: too long", wasm_node());
 		return -1;
 	}
 	memcpy(out, buf, strlen(buf) + 1);
@@ -101,9 +111,9 @@ wasm_probe(char *err, size_t errlen)
 
 	if (!probed) {
 		probed = 1;
-		if (access(WASM_NODE, X_OK) == -1)
+		if (access(wasm_node(), X_OK) == -1)
 			snprintf(why, sizeof(why), "%s: %s (install Node.js "
-			    "%d or later)", WASM_NODE, strerror(errno),
+			    "%d or later)", wasm_node(), strerror(errno),
 			    WASM_NODE_MAJOR_MIN);
 		else if (node_version(engine.node, sizeof(engine.node), why,
 		    sizeof(why)) == 0 && atoi(engine.node + 1) <
@@ -186,7 +196,7 @@ wasm_argv(const char **argv, const char *extra)
 {
 	size_t	 n = 0;
 
-	argv[n++] = WASM_NODE;
+	argv[n++] = wasm_node();
 	/*
 	 * Node's own wall, inside the kernel's: what Python reaches through
 	 * Pyodide's JavaScript bridge (import js) is held to these paths,

@@ -14,7 +14,7 @@
 
 #include "hash.h"
 
-#define WASM_NODE		"/usr/bin/node"
+#define WASM_NODE		"/usr/bin/node"	/* or $STOCKADE_NODE */
 /* Node's permission model (--experimental-permission) came in 20. */
 #define WASM_NODE_MAJOR_MIN	20
 #define WASM_PROBE_MS		10000	/* `node --version`, ~50 ms */

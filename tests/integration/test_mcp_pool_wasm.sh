@@ -12,6 +12,7 @@ mcp_rules
 sed -i "s|^\(  driver_dir:\).*|\1 $BIN/share/stockade/driver|" "$R/mcp-exec.yaml"
 sed -i 's/^  memory: .*/  memory: 768M/' "$R/profiles/default.yaml"
 printf 'runtime: wasm\n\npool:\n  size: 1\n  preimport: [decimal]\n' >>"$R/profiles/default.yaml"
+wasm_or_skip
 start_mx
 
 "$PY" "$HERE/pool_runtime.py" "$PORT" wasm || fail "the wasm pool (see above)"

@@ -17,6 +17,13 @@ P="$R/profiles/default.yaml"
 printf 'runtime: wasm\n' >>"$P"
 sed -i 's/^  stdout_max: .*/  stdout_max: 4K/; s/^  memory: .*/  memory: 768M/' "$P"
 M=$(sha256sum "$D/node_modules/pyodide/pyodide.asm.wasm" | cut -d' ' -f1)
+# No node (or one too old): refused at load, never run some other way.
+st=0; msg=$(STOCKADE_NODE=/nonexistent/node "$STOCKADE" rules check "$R" 2>&1) || st=$?
+[ $st != 0 ] || fail "rules check accepted a wasm profile without node"
+echo "$msg" | grep -q "default.yaml:[0-9]*:[0-9]*: runtime: wasm cannot run on this host: /nonexistent/node" ||
+	fail "rules check did not say why: $msg"
+note "no node: rules check refuses the wasm profile, naming file:line:column and why"
+wasm_or_skip
 IN="$T/in"; mkdir -p "$IN"; printf 'a,b\n1,2\n' >"$IN/data.csv"
 sed -i "s#^  roots: .*#  roots: [$IN]#" "$P"
 
