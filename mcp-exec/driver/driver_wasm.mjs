@@ -22,8 +22,8 @@ const worker = new Worker(new URL("./driver_wasm_worker.mjs",
     import.meta.url), { workerData: { interrupt, control: CONTROL_FD,
     args: process.argv.slice(2) } });
 
-// Only code that is running is interrupted: the worker clears the buffer
-// before each call, so a late signal is dropped there.
+// Only code that is running is interrupted: the buffer is cleared as each
+// call's code goes to the worker (frames), so a late signal is dropped.
 process.on("SIGINT", () => Atomics.store(interrupt, 0, SIGINT_CODE));
 worker.on("error", (e) => {
 	process.stderr.write("driver_wasm: " + (e && e.stack || e) + "\n");
@@ -48,8 +48,13 @@ function frames() {
 		} catch {
 			continue;
 		}
-		if (msg && msg.op === "exec")
+		if (msg && msg.op === "exec") {
+			// Cleared here, on the thread SIGINT is handled on, before
+			// the code can start: an interrupt for the last call is
+			// dropped, none for this one can be.
+			Atomics.store(interrupt, 0, 0);
 			worker.postMessage(msg);
+		}
 	}
 }
 

@@ -165,7 +165,6 @@ send({ op: "ready", python: py.runPython("import sys; sys.version.split()[0]"),
 
 let first = true;
 parentPort.on("message", (msg) => {
-	Atomics.store(workerData.interrupt, 0, 0);
 	callId = msg.id;
 	let body;
 	try {

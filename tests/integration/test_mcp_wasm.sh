@@ -66,6 +66,21 @@ assert s["exit_code"] == 0, s
 assert [a["name"] for a in s["artifacts"]] == ["out.csv"], s
 assert "-1 day, 19:00:00" in s["stdout"] and s["stdout"].count("ro 2\n") == 3, s
 assert s["results"][0].get("json") == {"rows": 2}, s
+# The seed's own examples, which need only the standard library: big
+# integers, dates across a leap day and a DST change, statistics, regexes.
+s = structured(c.tool("execute_python", {"session_id": sid, "code":
+    "import math, datetime, zoneinfo, statistics, re, fractions, decimal\n"
+    "ny = zoneinfo.ZoneInfo('America/New_York')\n"
+    "a = datetime.datetime(2024, 2, 28, 12, tzinfo=ny); b = datetime.datetime(2024, 3, 11, 12, tzinfo=ny)\n"
+    "{'digits': len(str(math.factorial(1000))), 'mersenne': pow(3, 2**127 - 2, 2**127 - 1) == 1,\n"
+    " 'days': (b - a).days, 'hours': (b.astimezone(datetime.timezone.utc) - a.astimezone(datetime.timezone.utc)) / datetime.timedelta(hours=1),\n"
+    " 'leap': (datetime.date(2024, 3, 1) - datetime.date(2024, 2, 28)).days,\n"
+    " 'stdev': round(statistics.stdev([2, 4, 4, 4, 5, 5, 7, 9]), 6),\n"
+    " 'emails': re.findall(r'[\\w.]+@[\\w.]+', 'a@x.org, b.c@y.net'),\n"
+    " 'exact': str(fractions.Fraction(1, 3) + fractions.Fraction(1, 6)), 'dec': str(decimal.Decimal('0.1') * 3)}"}))
+assert s["exit_code"] == 0, s
+assert s["results"][0]["json"] == {"digits": 2568, "mersenne": True, "days": 12, "hours": 287.0,
+    "leap": 2, "stdev": 2.13809, "emails": ["a@x.org", "b.c@y.net"], "exact": "1/2", "dec": "0.3"}, s["results"]
 # What this runtime lacks: a missing module says so, as in Python.
 s = structured(c.tool("execute_python", {"session_id": sid, "code": "import numpy"}))
 assert s["exit_code"] == 1 and "ModuleNotFoundError: No module named 'numpy'" in s["stderr"], s
