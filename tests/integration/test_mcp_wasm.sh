@@ -81,6 +81,18 @@ s = structured(c.tool("execute_python", {"session_id": sid, "code":
 assert s["exit_code"] == 0, s
 assert s["results"][0]["json"] == {"digits": 2568, "mersenne": True, "days": 12, "hours": 287.0,
     "leap": 2, "stdev": 2.13809, "emails": ["a@x.org", "b.c@y.net"], "exact": "1/2", "dec": "0.3"}, s["results"]
+# Python reaches all of JavaScript through Pyodide's bridge: node's
+# permission model holds it (no child process, no file outside the
+# sandbox's, no process.binding).  The imports settle between calls.
+s = structured(c.tool("execute_python", {"session_id": sid, "code":
+    "from pyodide.code import run_js\n"
+    "run_js(\"import('node:child_process').then(m => { try { m.execSync('id'); globalThis.cp = 'ran' } catch (e) { globalThis.cp = e.code } });"
+    " import('node:fs').then(m => { try { m.readFileSync('/etc/passwd'); globalThis.fsr = 'read' } catch (e) { globalThis.fsr = e.code } });"
+    " try { process.binding('spawn_sync'); globalThis.pb = 'bound' } catch (e) { globalThis.pb = e.code }\")"}))
+assert s["exit_code"] == 0, s
+s = structured(c.tool("execute_python", {"session_id": sid, "code":
+    "import js\nprint(js.globalThis.cp, js.globalThis.fsr, js.globalThis.pb)"}))
+assert s["stdout"] == "ERR_ACCESS_DENIED ERR_ACCESS_DENIED ERR_ACCESS_DENIED\n", s
 # What this runtime lacks: a missing module says so, as in Python.
 s = structured(c.tool("execute_python", {"session_id": sid, "code": "import numpy"}))
 assert s["exit_code"] == 1 and "ModuleNotFoundError: No module named 'numpy'" in s["stderr"], s
@@ -107,7 +119,7 @@ c.close()
 print("  wasm session: first call %.2fs; state, streams, truncation, files, results, interrupt, kill, memory (%s)" % (start, s["end"]))
 PYEOF
 [ ! -d "$S/sandboxes" ] || [ -z "$(ls "$S/sandboxes")" ] || fail "sandbox dirs left: $(ls "$S/sandboxes")"
-note "wasm session: results, streams, truncation, files, interrupt then kill, memory limit, run_command refused"
+note "wasm session: results, streams, truncation, files, the seed's examples, node's permission model, interrupt then kill, memory limit, run_command refused"
 stop_auditd
 verify >/dev/null || fail "audit verify"
 rec=$(grep -a '"event":"code_execution"' "$LOG"/audit-*.log | grep '"runtime":"wasm"' | head -1)
