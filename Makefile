@@ -114,6 +114,7 @@ IMAGE_DEPS_STAMP = build/.image-deps-ok
 .SECONDARY:
 
 .PHONY: all check check-build run reload deps bench fuzz install clean lint unit integration escape \
+	escape-wasm \
 	mcp egress guest kube image kube-play fleet fleet-run
 .DEFAULT_GOAL := all
 
@@ -126,6 +127,23 @@ all: $(PROGRAMS) $(DRIVER)
 $(DRIVER): mcp-exec/driver/driver.py
 	@mkdir -p $(dir $@)
 	install -m 0644 $< $@
+
+# The wasm runtime's driver beside it (docs/runtimes.md), and Pyodide from
+# npm: npm ci checks every file against the committed lockfile's integrity
+# hashes; mcp-exec's audit records name the module's sha256.
+WASM_DIR    = $(dir $(DRIVER))
+WASM_JS     = $(WASM_DIR)driver_wasm.mjs $(WASM_DIR)driver_wasm_worker.mjs
+PYODIDE     = $(WASM_DIR)node_modules/pyodide/pyodide.asm.wasm
+WASM_DRIVER = $(WASM_JS) $(PYODIDE)
+$(WASM_JS): $(WASM_DIR)%: mcp-exec/driver/%
+	@mkdir -p $(dir $@)
+	install -m 0644 $< $@
+$(PYODIDE): mcp-exec/driver/package.json mcp-exec/driver/package-lock.json
+	@mkdir -p $(WASM_DIR)
+	install -m 0644 $^ $(WASM_DIR)
+	cd $(WASM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+all check-build unit integration mcp egress escape guest: $(WASM_DRIVER)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -164,7 +182,7 @@ $(BUILD)/netguard: $(call obj,netguard/main.c) $(LIBNG) $(LIBSTOCKADE)
 # The seccomp filter is compiled (by libseccomp) at build time, once.
 $(BUILD)/tools/seccomp_gen: $(call obj,mcp-exec/sandbox/seccomp_gen.c \
 	    mcp-exec/sandbox/seccomp.c mcp-exec/sandbox/seccomp_rules.c \
-	    mcp-exec/sandbox/seccomp_load.c) \
+	    mcp-exec/sandbox/seccomp_wasm.c mcp-exec/sandbox/seccomp_load.c) \
 	    $(LIBSTOCKADE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -287,6 +305,15 @@ egress: $(PROGRAMS) $(DRIVER)
 escape: $(BUILD)/mcp-exec
 	@/usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 	@RUNTIME=gvisor /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
+	@RUNTIME=wasm /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec \
+		$(addprefix tests/escape/cases/,$(addsuffix .py,$(ESCAPE_WASM)))
+
+# On wasm each case starts Pyodide (~3 s): make escape runs six, one of
+# each kind of answer (~35 s); escape-wasm runs them all (~2.5 min).
+ESCAPE_WASM = dangerous_syscalls host_secrets readonly_paths memory_bomb \
+	network_l0 timeout_closed_streams
+escape-wasm: $(BUILD)/mcp-exec $(WASM_DRIVER)
+	@RUNTIME=wasm /usr/bin/python3 tests/escape/run.py $(BUILD)/mcp-exec
 
 # The sandbox suites again in a cgroup-v2-only QEMU guest running Debian's
 # kernel (tests/guest/run.sh; the kernel is unpacked into build/guest).
@@ -364,7 +391,9 @@ install: all
 	install -m 0755 $(BUILD)/mcp-exec $(BUILD)/mcp-exec-server \
 		$(BUILD)/netguard $(DESTDIR)$(PREFIX)/sbin/
 	install -d $(DESTDIR)$(PREFIX)/share/stockade/driver
-	install -m 0644 mcp-exec/driver/driver.py $(DESTDIR)$(PREFIX)/share/stockade/driver/
+	install -m 0644 mcp-exec/driver/driver.py $(WASM_JS) \
+		$(DESTDIR)$(PREFIX)/share/stockade/driver/
+	cp -R $(WASM_DIR)node_modules $(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \

@@ -74,8 +74,13 @@
 #     the same calls with quotas per node.  No target: what a fleet's
 #     shared count costs a call.
 #
+#   wasm: native, gvisor and wasm in the same run: one-shot start, a new
+#     session without and with a pool, a call in an existing session
+#     (ms and ratio to native), and an idle session's memory (its
+#     cgroup's, after one call).  No target: docs/runtimes.md's table.
+#
 # Arguments name the sections to run (append ack retention verify sandbox
-# parallel mcp netguard l7 fleet gvisor quota);
+# parallel mcp netguard l7 fleet gvisor wasm quota);
 # none: all.
 set -eu
 : "${BUILD:=build}"
@@ -558,6 +563,101 @@ done
 kill $pid; wait $pid || true
 }
 
+# An idle session's memory, in bytes: one call, a pause, then its
+# sandbox's cgroup (memory.current on v2, usage_in_bytes on v1).
+IDLE_MEM='
+import glob, os, sys, time
+sys.path.insert(0, "tests/integration")
+from mcpclient import Stdio, structured
+mx, rules, state, prof = sys.argv[1:5]
+c = Stdio([mx, "--stdio", "--rules", rules, "--state-dir", state, "--profile", prof])
+c.initialize()
+structured(c.tool("execute_python", {"code": "1+1", "timeout_ms": 30000}))
+time.sleep(2)
+sid = os.listdir(os.path.join(state, "sandboxes"))[0]
+for f in glob.glob("/sys/fs/cgroup/**/stockade-%s/memory.current" % sid, recursive=True) + \
+        glob.glob("/sys/fs/cgroup/memory/**/stockade-%s/memory.usage_in_bytes" % sid, recursive=True):
+    print(open(f).read().strip())
+    break
+c.close()
+'
+
+bench_wasm() {
+echo "== wasm: native, gvisor and wasm in the same run"
+local PY="/usr/bin/python3 -I -S -c pass" rt prof i
+local -A one=() mem=()
+start
+rm -rf "$T/wrules" "$T/wstate"
+cp -R rules "$T/wrules"
+unpooled "$T/wrules"
+sed -i -e "s#^  audit_socket: .*#  audit_socket: $T/sock#" \
+    -e "s#^  driver_dir: .*#  driver_dir: $B/share/stockade/driver#" \
+    -e "s#^    max_per_principal: .*#    max_per_principal: 16#" \
+    "$T/wrules/mcp-exec.yaml"
+local profs=(default)
+for rt in gvisor wasm; do
+	# Pyodide's interpreter alone holds ~180 MB.
+	sed -e "s/^  memory: .*/  memory: 768M/" \
+	    "$T/wrules/profiles/default.yaml" >"$T/wrules/profiles/$rt.yaml"
+	printf 'runtime: %s\n' $rt >>"$T/wrules/profiles/$rt.yaml"
+	if why=$("$B/stockade" rules check "$T/wrules" 2>&1); then
+		profs+=($rt)
+	else
+		echo "SKIP $rt: $(echo "$why" | grep -m1 'cannot run')"
+		rm "$T/wrules/profiles/$rt.yaml"
+	fi
+done
+name() { [ "$1" = default ] && echo native || echo "$1"; }
+div() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", b ? a / b : 0 }'; }
+for prof in "${profs[@]}"; do
+	local t=()
+	for i in $(seq 1 $(( RUNS * 2 ))); do
+		t+=("$(ns "$B/mcp-exec" run --rules "$T/wrules" --state-dir "$T/wstate" --profile $prof -- $PY 2>/dev/null)")
+	done
+	one[$prof]=$(median "${t[@]}")
+	printf 'one-shot python3 -c pass   %-7s %9.1f ms  (%.2fx native)\n' "$(name $prof)" \
+	    "$(div ${one[$prof]} 1000000)" "$(div ${one[$prof]} ${one[default]})"
+done
+local -A nw=() ex=()
+for prof in "${profs[@]}"; do
+	out=$("$B/bench/mcp_load" --calls $(( RUNS * 20 )) --new $(( RUNS * 2 )) \
+	    --sessions 2 -- "$B/mcp-exec" --stdio --rules "$T/wrules" \
+	    --state-dir "$T/wstate" --profile "$prof" 2>"$T/mcp_load.err") ||
+	    { echo "mcp_load ($prof) failed: $(grep -v unaudited "$T/mcp_load.err" | tail -2)"; continue; }
+	nw[$prof]=$(echo "$out" | awk '$1 == "new" { print $2 }')
+	ex[$prof]=$(echo "$out" | awk '$1 == "existing" { print $2 }')
+	printf 'new session, no pool, p50  %-7s %9.1f ms  (%.2fx native)\n' "$(name $prof)" \
+	    "$(div ${nw[$prof]} 1000000)" "$(div ${nw[$prof]} ${nw[default]})"
+	printf 'existing-session call, p50 %-7s %9.2f ms  (%.2fx native)\n' "$(name $prof)" \
+	    "$(div ${ex[$prof]} 1000000)" "$(div ${ex[$prof]} ${ex[default]})"
+done
+# The warm pool: each profile with one sandbox ahead; new sessions apart
+# by more than a wasm sandbox takes to get ready (~3 s here); the whole
+# section takes ~6 minutes.
+rm -rf "$T/prules"
+cp -R "$T/wrules" "$T/prules"
+for prof in "${profs[@]}"; do
+	printf '\npool:\n  size: 1\n' >>"$T/prules/profiles/$prof.yaml"
+done
+local -A pl=()
+for prof in "${profs[@]}"; do
+	out=$("$B/bench/mcp_load" --only-new --new $RUNS --pause-ms 4000 \
+	    -- "$B/mcp-exec" --stdio --rules "$T/prules" --state-dir "$T/wstate" \
+	    --profile "$prof" 2>"$T/mcp_load.err") ||
+	    { echo "mcp_load pooled ($prof) failed: $(grep -v unaudited "$T/mcp_load.err" | tail -2)"; continue; }
+	pl[$prof]=$(echo "$out" | awk '$1 == "new" { print $2 }')
+	printf 'pooled new session, p50    %-7s %9.2f ms  (%.2fx native)\n' "$(name $prof)" \
+	    "$(div ${pl[$prof]} 1000000)" "$(div ${pl[$prof]} ${pl[default]})"
+done
+for prof in "${profs[@]}"; do
+	rm -rf "$T/istate"
+	mem[$prof]=$(/usr/bin/python3 -c "$IDLE_MEM" "$B/mcp-exec" "$T/wrules" "$T/istate" "$prof" 2>/dev/null || true)
+	[ -n "${mem[$prof]}" ] || { echo "idle memory ($prof): not measured"; continue; }
+	printf 'idle session memory        %-7s %9.1f MB  (%.2fx native)\n' "$(name $prof)" \
+	    "$(div ${mem[$prof]} 1048576)" "$(div ${mem[$prof]} ${mem[default]:-${mem[$prof]}})"
+done
+kill $pid; wait $pid || true
+}
 
 # fleet quotas: existing-session calls of a principal with fleet quotas,
 # against the same calls with quotas per node only.
@@ -603,6 +703,6 @@ kill $zpid; wait $zpid 2>/dev/null || true
 zpid=""
 }
 
-for s in append ack retention verify sandbox parallel mcp netguard l7 fleet gvisor quota; do
+for s in append ack retention verify sandbox parallel mcp netguard l7 fleet gvisor wasm quota; do
 	if want $s; then bench_$s; fi
 done

@@ -148,7 +148,10 @@ cmd_run(int argc, char *argv[])
 		return 1;
 	}
 	(void)sandbox_sweep(conf.state_dir, &conf.cgroup, NULL, NULL);
-	sandbox_seccomp_builtin(&filter);
+	if (prof.runtime == SANDBOX_WASM)
+		sandbox_seccomp_builtin_wasm(&filter);
+	else
+		sandbox_seccomp_builtin(&filter);
 	rq.conf = &conf;
 	rq.profile = &prof;
 	rq.seccomp = &filter;

@@ -23,6 +23,7 @@
 #include "sandbox/artifacts.h"
 #include "sandbox/capture.h"
 #include "sandbox/stage.h"
+#include "sandbox/wasm.h"
 #include "sessions/network.h"
 #include "sessions/packages.h"
 #include "util.h"
@@ -281,11 +282,37 @@ run_state_init(const struct mcpexec_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The wasm runtime's one-shot: the code (python3 -c CODE) goes to the
+ * driver, which runs it in Pyodide; the driver directory is found as a
+ * server finds it (a one-shot run's settings leave it unset).
+ */
+static int
+wasm_prepare(const struct run_request *rq, struct sandbox_spec *spec,
+    const char **argv, char **oneshot, char *err, size_t errlen)
+{
+	static struct mcpexec_conf	 found;
+
+	if (found.server.driver_dir[0] == '\0') {
+		found = *rq->conf;
+		if (preflight_driver(&found, err, errlen) == -1)
+			return -1;
+	}
+	if (wasm_engine(found.server.driver_dir, err, errlen) == NULL ||
+	    wasm_oneshot_argv(rq->argv, argv, oneshot, err, errlen) == -1)
+		return -1;
+	spec->argv = argv;
+	spec->driver_dir = found.server.driver_dir;
+	return 0;
+}
+
 json_t *
 run_once(const struct run_request *rq, char *err, size_t errlen)
 {
 	const struct profile	*p = rq->profile;
 	struct sandbox_limits	 lim = p->limits;
+	const char		*wasm_cmd[WASM_ARGV_MAX + 1];
+	char			*oneshot = NULL;
 	struct sandbox_spec	 spec;
 	struct sandbox		 sb;
 	struct sandbox_exit	 ex;
@@ -339,6 +366,13 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	spec.idmap = &rq->conf->idmap;
 	spec.seccomp = rq->seccomp;
 	spec.argv = rq->argv;
+	/* Without RLIMIT_AS on wasm: session_build.c says why. */
+	if (p->runtime == SANDBOX_WASM) {
+		if (wasm_prepare(rq, &spec, wasm_cmd, &oneshot, err,
+		    errlen) == -1)
+			goto out;
+		lim.address_space = 0;
+	}
 	spec.scrub_argv = rq->caller_argv;
 	spec.envp = sandbox_env;
 	spec.has_inputs = rq->nfiles > 0;
@@ -410,6 +444,8 @@ run_once(const struct run_request *rq, char *err, size_t errlen)
 	    "s:s, s:I}", "id", spec.id, "runtime", sandbox_runtime_name(p->runtime), "profile",
 	    p->name, "cgroup", cgroup_version_name(sb.cg), "memory_peak",
 	    (json_int_t)cgroup_memory_peak(sb.cg)));
+	if (p->runtime == SANDBOX_WASM)
+		wasm_describe(json_object_get(result, "sandbox"));
 	streams_close(&st);
 	if (rq->done != NULL)
 		rq->done(rq->hook_arg, result);
@@ -419,5 +455,6 @@ destroy:
 out:
 	packages_free(&pkg);
 	json_decref(inputs);
+	free(oneshot);
 	return result;
 }

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "run_audit.h"
 #include "sandbox/seccomp_filter.h"
+#include "sandbox/wasm.h"
 #include "version.h"
 
 /* Sends one record (sync) without waiting; *id is its ack's.  -1 with err. */
@@ -235,6 +236,8 @@ run_audit_result(struct run_audit *ra, const struct run_request *rq,
 	    json_object_get(result, "stderr_bytes")), "artifacts", names,
 	    "decision", "allow", "profile", p->name, "tool", "run", "argv",
 	    ra->argv, "client", ra->client, "request", "run");
+	if (ev != NULL && p->runtime == SANDBOX_WASM)
+		wasm_describe(json_object_get(ev, "sandbox"));
 	/* limits is required: a run that never started has the profile's. */
 	if (ev != NULL && json_object_get(ev, "limits") == NULL)
 		json_object_set_new(ev, "limits", json_pack("{s:f, s:I, s:i}",

@@ -241,6 +241,7 @@ cmd_serve(int argc, char *argv[])
 	authz_configure_quotas(srv.authz, srv.quota);
 	signal(SIGPIPE, SIG_IGN);
 	sandbox_seccomp_builtin(&srv.seccomp);
+	sandbox_seccomp_builtin_wasm(&srv.seccomp_wasm);
 	srv.caller_argv = argv;
 	LIST_INIT(&srv.sessions);
 	if ((srv.base = evbase_new(0)) == NULL)
@@ -313,6 +314,7 @@ out:
 		audit_link_shutdown(&srv.audit);
 		inflight_close(&srv);	/* after the last end's ack */
 		sandbox_seccomp_free(&srv.seccomp);
+		sandbox_seccomp_free(&srv.seccomp_wasm);
 		event_base_free(srv.base);
 	}
 	server_unload(&srv);

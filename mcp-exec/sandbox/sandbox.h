@@ -40,6 +40,7 @@
 enum sandbox_runtime {
 	SANDBOX_NATIVE,		/* namespaces, seccomp, Landlock (spawn.c) */
 	SANDBOX_GVISOR,		/* runsc with an OCI bundle (gvisor.c) */
+	SANDBOX_WASM,		/* native walls, Pyodide on node (wasm.c) */
 };
 
 enum net_level {
@@ -173,7 +174,7 @@ void	sandbox_interrupt(struct sandbox *);
 /* Reaps what an interrupt left running (gVisor's `runsc kill`) if it has
  * ended; sandbox_destroy reaps it in any case. */
 void	sandbox_reap_interrupt(struct sandbox *);
-/* "native" or "gvisor": the result's and the audit's sandbox.runtime. */
+/* "native", "gvisor" or "wasm": the result's and the audit's sandbox.runtime. */
 const char *sandbox_runtime_name(enum sandbox_runtime);
 /* 1 once init has ended or reported (within timeout_ms), else 0. */
 int	sandbox_await_exit(struct sandbox *, int timeout_ms);

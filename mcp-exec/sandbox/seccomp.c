@@ -104,8 +104,9 @@ out:
 	return rv;
 }
 
-int
-sandbox_seccomp_build(struct seccomp_prog *prog, char *err, size_t errlen)
+static int
+sc_build(struct seccomp_prog *prog, int (*walk)(seccomp_rule_fn, void *,
+    char *, size_t), char *err, size_t errlen)
 {
 	scmp_filter_ctx	 ctx;
 	int		 ret = -1;
@@ -127,13 +128,26 @@ sandbox_seccomp_build(struct seccomp_prog *prog, char *err, size_t errlen)
 	    sc_attr(ctx, SCMP_FLTATR_CTL_OPTIMIZE, SC_OPTIMIZE_BTREE,
 	    "CTL_OPTIMIZE", err, errlen) == -1)
 		goto out;
-	if (sandbox_seccomp_rules(sc_add, ctx, err, errlen) == -1 ||
+	if (walk(sc_add, ctx, err, errlen) == -1 ||
 	    sc_export(ctx, prog, err, errlen) == -1)
 		goto out;
 	ret = 0;
 out:
 	seccomp_release(ctx);
 	return ret;
+}
+
+int
+sandbox_seccomp_build(struct seccomp_prog *prog, char *err, size_t errlen)
+{
+	return sc_build(prog, sandbox_seccomp_rules, err, errlen);
+}
+
+int
+sandbox_seccomp_build_wasm(struct seccomp_prog *prog, char *err,
+    size_t errlen)
+{
+	return sc_build(prog, sandbox_seccomp_rules_wasm, err, errlen);
 }
 
 int

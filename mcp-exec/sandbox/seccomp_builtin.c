@@ -21,6 +21,14 @@ sandbox_seccomp_builtin(struct seccomp_prog *p)
 }
 
 void
+sandbox_seccomp_builtin_wasm(struct seccomp_prog *p)
+{
+	p->len = (unsigned short)nitems(seccomp_builtin_wasm);
+	p->filter = xmalloc(sizeof(seccomp_builtin_wasm));
+	memcpy(p->filter, seccomp_builtin_wasm, sizeof(seccomp_builtin_wasm));
+}
+
+void
 sandbox_seccomp_sha256(const struct seccomp_prog *p, char *out, size_t outlen)
 {
 	char	 hex[SHA256_HEX + 1];

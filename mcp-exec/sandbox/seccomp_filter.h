@@ -51,6 +51,10 @@ typedef int	(*seccomp_rule_fn)(const struct seccomp_rule *, void *arg,
  */
 int	sandbox_seccomp_rules(seccomp_rule_fn, void *arg, char *err,
 	    size_t errlen);
+/* The wasm runtime's: the same rules, only those node needs
+ * (seccomp_wasm.c). */
+int	sandbox_seccomp_rules_wasm(seccomp_rule_fn, void *arg, char *err,
+	    size_t errlen);
 
 /* A compiled filter: built once, loaded into every sandbox. */
 struct seccomp_prog {
@@ -60,8 +64,11 @@ struct seccomp_prog {
 
 /* The filter compiled at build time (a copy; sandbox_seccomp_free it). */
 void	sandbox_seccomp_builtin(struct seccomp_prog *);
+void	sandbox_seccomp_builtin_wasm(struct seccomp_prog *);
 /* Compiles the filter (libseccomp) now. */
 int	sandbox_seccomp_build(struct seccomp_prog *, char *err, size_t errlen);
+int	sandbox_seccomp_build_wasm(struct seccomp_prog *, char *err,
+	    size_t errlen);
 void	sandbox_seccomp_free(struct seccomp_prog *);
 /*
  * "sha256:<hex>" of the filter's instructions (struct sock_filter, host

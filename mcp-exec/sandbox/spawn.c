@@ -722,7 +722,8 @@ sandbox_reap_interrupt(struct sandbox *sb)
 const char *
 sandbox_runtime_name(enum sandbox_runtime rt)
 {
-	return rt == SANDBOX_GVISOR ? "gvisor" : "native";
+	return rt == SANDBOX_GVISOR ? "gvisor" : rt == SANDBOX_WASM ? "wasm" :
+	    "native";
 }
 
 int

@@ -13,6 +13,7 @@
 #include "pool.h"
 #include "profile.h"
 #include "sandbox/gvisor.h"
+#include "sandbox/wasm.h"
 #include "sandbox/trust.h"
 #include "util.h"
 
@@ -264,6 +265,10 @@ packages_section(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	if (p->runtime == SANDBOX_GVISOR)
 		conf_error(ctx, sub, "packages: install is not available with "
 		    "runtime: gvisor (the layer is the native sandbox's)");
+	/* pip's wheels are CPython's: Pyodide cannot load them. */
+	if (p->runtime == SANDBOX_WASM)
+		conf_error(ctx, sub, "packages: install is not available with "
+		    "runtime: wasm (Pyodide cannot load CPython's wheels)");
 }
 
 static void
@@ -282,7 +287,8 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 	static const char *const landlock[] = { "required", "best_effort",
 	    NULL };
 	/* In the order of enum sandbox_runtime. */
-	static const char *const runtimes[] = { "native", "gvisor", NULL };
+	static const char *const runtimes[] = { "native", "gvisor", "wasm",
+	    NULL };
 	char		 why[256];
 	json_t		*sub;
 	const char	*s;
@@ -364,6 +370,10 @@ profile_doc(struct conf_ctx *ctx, const json_t *root, struct profile *p)
 		    gvisor_probe(why, sizeof(why)) == -1)
 			conf_error(ctx, json_object_get(root, "runtime"),
 			    "runtime: gvisor cannot run on this host: %s", why);
+		if (p->runtime == SANDBOX_WASM &&
+		    wasm_probe(why, sizeof(why)) == -1)
+			conf_error(ctx, json_object_get(root, "runtime"),
+			    "runtime: wasm cannot run on this host: %s", why);
 	}
 	/* After network: its default follows from it. */
 	tls_section(ctx, root, p);

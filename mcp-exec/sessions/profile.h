@@ -149,7 +149,7 @@ struct profile {
 	char			reach[PROFILE_REACH_MAX];
 	char			hostname[PROFILE_NAME_MAX];
 	int			landlock_required;
-	enum sandbox_runtime	runtime;	/* runtime: native | gvisor */
+	enum sandbox_runtime	runtime;	/* runtime: native | gvisor | wasm */
 	/* The trust store (tls:); tls_on when any of it is bound. */
 	int			tls_on;
 	int			tls_system;	/* the host's CA bundle */

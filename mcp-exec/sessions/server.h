@@ -62,6 +62,7 @@ struct server {
 	int			 tokens_required; /* HTTP beyond loopback */
 	int			 http_tls;	/* HTTP listener: 0 none, 1 plain, 2 mTLS */
 	struct seccomp_prog	 seccomp;
+	struct seccomp_prog	 seccomp_wasm;	/* runtime: wasm's (node's) */
 	struct audit_link	 audit;
 	char			**caller_argv;	/* wiped inside sandboxes */
 	struct session_list	 sessions;

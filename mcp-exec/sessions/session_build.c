@@ -52,16 +52,21 @@ driver_argv(struct session *s, int ahead)
 {
 	size_t	 n = 0;
 
+	if (ahead && s->prof.pool_preimport[0] != '\0')
+		snprintf(s->preimport, sizeof(s->preimport), "--preimport=%s",
+		    s->prof.pool_preimport);
+	if (s->prof.runtime == SANDBOX_WASM) {
+		wasm_argv(s->argv, s->preimport[0] != '\0' ? s->preimport :
+		    NULL);
+		return;
+	}
 	s->argv[n++] = "/usr/bin/python3";
 	s->argv[n++] = "-I";
 	s->argv[n++] = "-X";
 	s->argv[n++] = "utf8";
 	s->argv[n++] = SANDBOX_DRIVER_DIR "/driver.py";
-	if (ahead && s->prof.pool_preimport[0] != '\0') {
-		snprintf(s->preimport, sizeof(s->preimport), "--preimport=%s",
-		    s->prof.pool_preimport);
+	if (s->preimport[0] != '\0')
 		s->argv[n++] = s->preimport;
-	}
 	s->argv[n] = NULL;
 }
 
@@ -88,6 +93,14 @@ session_build(struct server *srv, const char *principal,
 	profile_copy(&s->prof, prof);
 	s->limits = s->prof.limits;
 	s->limits.cpu_seconds = SESSION_CPU_SECONDS;
+	/* V8 reserves guard regions of many GiB for a WebAssembly memory,
+	 * which any RLIMIT_AS a profile would set refuses: the cgroup's
+	 * memory limit holds the wasm runtime (docs/runtimes.md). */
+	if (s->prof.runtime == SANDBOX_WASM) {
+		s->limits.address_space = 0;
+		if (wasm_engine(sc->driver_dir, err, errlen) == NULL)
+			goto fail;
+	}
 	s->seen = json_object();
 	sandbox_new_id(s->spec.id);
 	if (xsnprintf(s->spec.dir, sizeof(s->spec.dir), "%s/sandboxes/%s",
@@ -105,8 +118,10 @@ session_build(struct server *srv, const char *principal,
 	s->spec.landlock_required = s->prof.landlock_required;
 	s->spec.cgroup = &srv->conf.cgroup;
 	s->spec.idmap = &srv->conf.idmap;
-	s->spec.seccomp = &srv->seccomp;
-	sandbox_seccomp_sha256(&srv->seccomp, s->seccomp_sha256,
+	/* node's own list on the wasm runtime (seccomp_wasm.c). */
+	s->spec.seccomp = s->prof.runtime == SANDBOX_WASM ? &srv->seccomp_wasm :
+	    &srv->seccomp;
+	sandbox_seccomp_sha256(s->spec.seccomp, s->seccomp_sha256,
 	    sizeof(s->seccomp_sha256));
 	s->spec.argv = s->argv;
 	s->spec.envp = sandbox_env;

@@ -392,7 +392,33 @@ session_ctl_write_cb(evutil_socket_t fd, short ev, void *arg)
 	evtimer_add(c->timer, &now);
 }
 
-/* A message from the driver: only "done" for the running call counts. */
+/*
+ * The wasm driver's output (Node cannot take the call's pipes): {"op":
+ * "out", "id", "fd": 1|2, "data"} for the running call, into the same
+ * bounded captures and progress as bytes from a pipe.  Anything else, or
+ * output between calls, counts for nothing.
+ */
+static void
+driver_output(struct call *c, json_t *msg)
+{
+	json_t		*data = json_object_get(msg, "data");
+	json_int_t	 fd = json_integer_value(json_object_get(msg, "fd"));
+	const char	*p = json_string_value(data);
+	size_t		 n = json_string_length(data);
+	int		 i = (int)fd - 1;
+
+	if (c == NULL || c->done || (c->phase != CALL_RUNNING &&
+	    c->phase != CALL_INTERRUPTING) || p == NULL || (fd != 1 &&
+	    fd != 2) || json_integer_value(json_object_get(msg, "id")) !=
+	    (json_int_t)c->exec_id || n == 0)
+		return;
+	capture_add(&c->cap[i], p, n);
+	if (c->hooks.progress != NULL)
+		c->hooks.progress(c->hooks.arg, i + 1, p, n, c->cap[i].total);
+}
+
+/* A message from the driver: only "done" for the running call counts
+ * (and the wasm driver's "out"). */
 static void
 driver_message(struct session *s, json_t *msg)
 {
@@ -400,6 +426,12 @@ driver_message(struct session *s, json_t *msg)
 	const char	*op = json_string_value(json_object_get(msg, "op"));
 	json_t		*code = json_object_get(msg, "exit_code");
 	struct timeval	 tv = { 0, CALL_DRAIN_MS * 1000 };
+
+	if (s->prof.runtime == SANDBOX_WASM && op != NULL &&
+	    strcmp(op, "out") == 0) {
+		driver_output(c, msg);
+		return;
+	}
 
 	/* No "done" counts for code the driver has not had whole. */
 	if (c == NULL || c->done || c->phase == CALL_STARTING ||
@@ -560,6 +592,9 @@ session_exec(struct session *s, const char *code, size_t len,
 			    (DRIVER_READY_MS % 1000) * 1000 };
 	json_t		*msg;
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 }, fds[2], i, r;
+	/* Node takes no descriptors: the wasm driver's output comes in
+	 * "out" frames on the control socket (driver_output). */
+	int		 pipes = s->prof.runtime != SANDBOX_WASM;
 
 	if (s->start_failed) {
 		snprintf(err, errlen, "%s", session_start_failure(s));
@@ -569,7 +604,8 @@ session_exec(struct session *s, const char *code, size_t len,
 		snprintf(err, errlen, "the session is running another call");
 		return NULL;
 	}
-	if (pipe2(po, O_CLOEXEC) == -1 || pipe2(pe, O_CLOEXEC) == -1) {
+	if (pipes && (pipe2(po, O_CLOEXEC) == -1 ||
+	    pipe2(pe, O_CLOEXEC) == -1)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -582,8 +618,8 @@ session_exec(struct session *s, const char *code, size_t len,
 	fds[0] = po[1];
 	fds[1] = pe[1];
 	/* The frame takes the write ends and closes them once sent. */
-	r = msg ? frame_out_give(&s->ctl_out, msg, DRIVER_EXEC_MAX, fds, 2) :
-	    -1;
+	r = msg ? frame_out_give(&s->ctl_out, msg, DRIVER_EXEC_MAX, fds,
+	    pipes ? 2 : 0) : -1;
 	json_decref(msg);
 	if (r == -1) {
 		/* Nothing was sent: the session is as it was. */
@@ -604,7 +640,7 @@ session_exec(struct session *s, const char *code, size_t len,
 	capture_init(&c->cap[0], s->prof.stdout_max);
 	capture_init(&c->cap[1], s->prof.stderr_max);
 	/* Fresh read ends: O_RDONLY is all their flags hold. */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; pipes && i < 2; i++) {
 		if (fcntl(c->fd[i], F_SETFL, O_NONBLOCK) == -1 ||
 		    (c->ev[i] = event_new(s->srv->base, c->fd[i], EV_READ |
 		    EV_PERSIST, pipe_cb, c)) == NULL)

@@ -18,6 +18,7 @@
 #include "packages.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/stage.h"
+#include "sandbox/wasm.h"
 #include "server.h"
 #include "session.h"
 #include "util.h"
@@ -67,7 +68,7 @@ struct session {
 	struct quota_bill	 bill;		/* its sessions quota */
 	uint64_t		 fleet_lease;	/* the fleet's, fleet_quota.h */
 	/* The driver's command line: preimport names the profile's modules. */
-	const char		*argv[8];
+	const char		*argv[WASM_ARGV_MAX];
 	char			 preimport[PROFILE_PREIMPORT_MAX + 16];
 	int			 warming;	/* pooled, "ready" not yet read */
 	/* Built for a request and handed out before its driver's "ready":

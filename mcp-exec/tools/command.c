@@ -48,8 +48,15 @@ run_command(struct tool_req *rq, const json_t *args,
 
 	if (exec_begin(rq, "run_command", args_run_command, args, &ec) == -1)
 		goto out;
-	if ((path = commands_check(srv->commands, ec.x.command.v, ec.x.args.v,
-	    ec.x.args.n, err, sizeof(err))) == NULL) {
+	/* Pyodide runs no programs: no process to start, and Node's
+	 * permission model refuses child processes besides. */
+	if (ec.prof->runtime == SANDBOX_WASM)
+		snprintf(err, sizeof(err), "run_command is not available on "
+		    "the wasm runtime (profile %s): WebAssembly Python starts "
+		    "no programs; use execute_python", ec.prof->name);
+	if (ec.prof->runtime == SANDBOX_WASM || (path = commands_check(
+	    srv->commands, ec.x.command.v, ec.x.args.v, ec.x.args.n, err,
+	    sizeof(err))) == NULL) {
 		refuse(rq, "run_command", err, &(struct refusal){
 		    .session_id = ec.x.session_id.v, .argv = ec.argv });
 		tool_error(rq, "refused: %s", err);

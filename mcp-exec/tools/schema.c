@@ -76,6 +76,18 @@ default_of(struct server *srv, const struct authz_grant *g)
 	    &srv->profile;
 }
 
+/* What the code can import, which the runtime decides. */
+static const char *
+packages_phrase(const struct profile *p)
+{
+	if (p->runtime == SANDBOX_WASM)
+		return "WebAssembly Python, Pyodide: the standard library only; "
+		    "importing numpy or any other package fails with "
+		    "ModuleNotFoundError, and there are no subprocesses, "
+		    "threads or sockets";
+	return "numpy, pandas and matplotlib available";
+}
+
 void
 tools_instructions(struct server *srv, const char *principal,
     const struct tool_client *c, char *buf, size_t len)
@@ -87,11 +99,11 @@ tools_instructions(struct server *srv, const char *principal,
 	authz_grant(srv->authz, principal, c, srv->profile.name, &g);
 	p = default_of(srv, &g);
 	profile_facts(p, facts, sizeof(facts));
-	snprintf(buf, len, "Runs Python (with numpy, pandas and matplotlib)"
-	    "%s in sandboxes %s. execute_python keeps variables and files in "
-	    "/workspace across calls that pass the same session_id. %s",
-	    commands_count(srv->commands) > 0 ? " and allowlisted commands" :
-	    "", network_phrase(p), facts);
+	snprintf(buf, len, "Runs Python (%s)%s in sandboxes %s. "
+	    "execute_python keeps variables and files in /workspace across "
+	    "calls that pass the same session_id. %s", packages_phrase(p),
+	    commands_count(srv->commands) > 0 && p->runtime != SANDBOX_WASM ?
+	    " and allowlisted commands" : "", network_phrase(p), facts);
 }
 
 static json_t *
@@ -149,8 +161,8 @@ result_schema(void)
 		    "cancelled", "oom", "crash", "driver_failed"));
 		json_object_set_new(props, "oom_killed", json_pack("{s:s}",
 		    "type", "boolean"));
-		json_object_set_new(props, "runtime", json_pack("{s:s, s:[s,s],"
-		    " s:s}", "type", "string", "enum", "native", "gvisor",
+		json_object_set_new(props, "runtime", json_pack("{s:s, s:[s,s,"
+		    "s], s:s}", "type", "string", "enum", "native", "gvisor", "wasm",
 		    "description", "the wall the code ran behind (the "
 		    "profile's runtime)"));
 		json_object_set_new(props, "memory_limit_mb", json_pack(
@@ -285,8 +297,8 @@ execute_python_tool(struct server *srv, const struct profile *p)
 	char	 desc[TOOL_DESC_MAX], facts[TOOL_FACTS_MAX];
 
 	profile_facts(p, facts, sizeof(facts));
-	snprintf(desc, sizeof(desc), "Runs Python 3 code (numpy, pandas and "
-	    "matplotlib available) in a sandbox %s. Pass the returned "
+	snprintf(desc, sizeof(desc), "Runs Python 3 code (%s) in a sandbox "
+	    "%s. Pass the returned "
 	    "session_id to keep variables, imports and /workspace files across "
 	    "calls. stdout is what the code wrote. As in Jupyter, a trailing "
 	    "expression's value is shown (in results, main: true; never in "
@@ -294,7 +306,7 @@ execute_python_tool(struct server *srv, const struct profile *p)
 	    "open are saved as /workspace/figure_N.png; each shows in results "
 	    "(text, html, json, or an image naming its artifact). A session ends "
 	    "after %u s without a call, or with close_session; list_sessions "
-	    "shows yours. %s",
+	    "shows yours. %s", packages_phrase(p),
 	    network_phrase(p), srv->conf.server.idle_timeout_s, facts);
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}",
 	    "name", "execute_python", "title", "Run Python in a sandbox",

@@ -27,6 +27,7 @@
 #include "sessions/persist.h"
 #include "sessions/session.h"
 #include "pycall.h"
+#include "sandbox/wasm.h"
 #include "tools.h"
 #include "tools_int.h"
 #include "utf8.h"
@@ -209,6 +210,9 @@ execution_record(struct pycall *pc, const struct call_result *r)
 	    r->timed_out, "cancelled", r->cancelled, "session_lost",
 	    r->session_gone);
 	if (ev != NULL) {
+		/* What ran the code, as gVisor's records name their wall. */
+		if (p->runtime == SANDBOX_WASM)
+			wasm_describe(json_object_get(ev, "sandbox"));
 		json_object_set_new(ev, "end", json_string(r->end ? r->end :
 		    "exited"));
 		json_object_set_new(ev, "oom_killed",

@@ -13,9 +13,14 @@ through `mcp-exec run`, and the result is checked against the case's header:
                                   differently; each such case must say why
                                   it is still contained:)
     # gvisor_contained: ...      (printed with the case's result)
+    # wasm_expect: ...           (RUNTIME=wasm, likewise: Pyodide on node
+    # wasm_contained: ...         inside the native walls; wasm_host
+    # wasm_host: ...              lines replace the host lines)
 
 RUNTIME=gvisor runs every case's profile on the gVisor runtime, every
-case as on native.  When runsc cannot run on this machine, the suite says
+case as on native; RUNTIME=wasm on the wasm runtime (the code in Pyodide,
+whose own file system, processes and calls answer most attacks before the
+kernel's walls are reached: each such case says why it is contained).  When runsc cannot run on this machine, the suite says
 why and skips.
 
 Each expect/host line is a Python expression over r (the JSON result) and
@@ -48,8 +53,9 @@ PYTHON = "/usr/bin/python3"
 SENTINEL_VAR = "STOCKADE_ESCAPE_SENTINEL"
 SENTINEL = "leak-5e1f7c0d9a3b"
 RUN_TIMEOUT_S = 120
-# The wall the cases run against: native (the default) or gvisor.
+# The wall the cases run against: native (the default), gvisor or wasm.
 RUNTIME = os.environ.get("RUNTIME", "native")
+WASM_MEMORY = "512M"
 # Set by fixtures(): this run's scratch directory and what lives in it.
 RULES = STATE = INPUTS = STDIN_FILE = None
 
@@ -75,6 +81,11 @@ def fixtures(scratch):
     # RUNTIME=gvisor: every profile of the suite on the gVisor runtime.
     if RUNTIME != "native":
         for f in glob.glob(os.path.join(RULES, "profiles", "*.yaml")):
+            if RUNTIME == "wasm":
+                # Pyodide's interpreter alone holds ~180 MB.
+                text = open(f).read().replace("memory: 128M", "memory: %s"
+                                              % WASM_MEMORY)
+                open(f, "w").write(text)
             with open(f, "a") as out:
                 out.write("runtime: %s\n" % RUNTIME)
     os.makedirs(INPUTS, exist_ok=True)
@@ -93,7 +104,7 @@ def subst(text):
 
 def header(src):
     h = {"expect": [], "host": [], "file": [], "argv": None,
-         "gvisor_expect": []}
+         "gvisor_expect": [], "wasm_expect": [], "wasm_host": []}
     for line in src.splitlines():
         m = re.match(r"#\s*(\w+):\s*(.*)$", line)
         if not m:
@@ -101,7 +112,8 @@ def header(src):
                 break
             continue
         key, val = m.group(1), m.group(2).strip()
-        if key in ("expect", "host", "file", "gvisor_expect"):
+        if key in ("expect", "host", "file", "gvisor_expect",
+                   "wasm_expect", "wasm_host"):
             h[key].append(val)
         elif key == "argv":
             h["argv"] = json.loads(val)
@@ -185,11 +197,13 @@ def check(name, h, p, wall):
             e, p.stdout[:600])
     env = {"r": r, "os": os, "wall": wall, "json": json, "re": re,
            "peak_within_limit": peak_within_limit}
-    if RUNTIME == "gvisor" and h["gvisor_expect"]:
-        if "gvisor_contained" not in h:
-            return "gvisor_expect without gvisor_contained: say why the " \
-                "difference is still contained"
-        h = dict(h, expect=h["gvisor_expect"])
+    if RUNTIME != "native" and h.get(RUNTIME + "_expect"):
+        if RUNTIME + "_contained" not in h:
+            return "%s_expect without %s_contained: say why the " \
+                "difference is still contained" % (RUNTIME, RUNTIME)
+        h = dict(h, expect=h[RUNTIME + "_expect"])
+        if h.get(RUNTIME + "_host"):
+            h = dict(h, host=h[RUNTIME + "_host"])
     if r.get("sandbox", {}).get("runtime") != RUNTIME:
         return "ran on runtime %r, not %r" % (
             r.get("sandbox", {}).get("runtime"), RUNTIME)
@@ -223,22 +237,22 @@ def main():
 
 
 def gvisor_unavailable(mcp):
-    """Why the gVisor runtime cannot run here, or None."""
+    """Why the gVisor (or wasm) runtime cannot run here, or None."""
     p = subprocess.run([mcp, "run", "--rules", RULES, "--state-dir", STATE,
                         "--", "/bin/true"], capture_output=True,
                        stdin=subprocess.DEVNULL, timeout=RUN_TIMEOUT_S)
     err = p.stderr.decode(errors="replace")
-    m = re.search(r"runtime: gvisor cannot run on this host: .*", err)
+    m = re.search(r"runtime: %s cannot run on this host: .*" % RUNTIME, err)
     return m.group(0) if p.returncode != 0 and m else None
 
 
 def suite(mcp, cases, scratch):
     fixtures(scratch)
     failed = []
-    if RUNTIME == "gvisor":
+    if RUNTIME != "native":
         why = gvisor_unavailable(mcp)
         if why:
-            print("SKIP escape suite on gvisor: " + why)
+            print("SKIP escape suite on %s: %s" % (RUNTIME, why))
             return
     # ESCAPE_SKIP="name:why;name:why": cases a slow machine cannot time fairly
     # (the emulated guest); each is reported, never silently left out.
@@ -253,9 +267,10 @@ def suite(mcp, cases, scratch):
         why = check(name, h, p, wall)
         print("%s %s (%.1fs)" % ("PASS" if why is None else "FAIL", name,
                                  wall))
-        if RUNTIME == "gvisor" and h.get("gvisor_contained") and \
-                h["gvisor_expect"]:
-            print("    gvisor differs, contained: " + h["gvisor_contained"])
+        if RUNTIME != "native" and h.get(RUNTIME + "_contained") and \
+                h.get(RUNTIME + "_expect"):
+            print("    %s differs, contained: %s" % (
+                RUNTIME, h[RUNTIME + "_contained"]))
         if why:
             print("    " + why)
             failed.append(name)
@@ -284,8 +299,9 @@ def two_at_once(mcp):
     results = [None, None]
 
     def one(i):
-        argv = [mcp, "run", "--rules", RULES, "--state-dir", STATE, "--",
-                PYTHON, "-I", "-c", TWO]
+        # Two Pyodides starting at once on a loaded host take a while.
+        argv = [mcp, "run", "--rules", RULES, "--state-dir", STATE,
+                "--timeout-ms", "30000", "--", PYTHON, "-I", "-c", TWO]
         with open(STDIN_FILE, "rb") as stdin:
             results[i] = subprocess.run(argv, capture_output=True,
                                         stdin=stdin, timeout=60,

@@ -127,10 +127,13 @@ mcp_rules() {
 
 # gvisor_or_skip: with rules in $R naming `runtime: gvisor`, skip (exit
 # 77), saying why, where runsc cannot run here; any other refusal fails.
+# (wasm_or_skip: the same for `runtime: wasm`, where node is missing or
+# older than 20, as Debian 12's own nodejs is.)
+wasm_or_skip() { gvisor_or_skip; }
 gvisor_or_skip() {
 	local msg
 	msg=$("$STOCKADE" rules check "$R" 2>&1) && return 0
-	echo "$msg" | grep -q "runtime: gvisor cannot run" || fail "rules check: $msg"
+	echo "$msg" | grep -q "runtime: [a-z]* cannot run" || fail "rules check: $msg"
 	echo "SKIP: $(echo "$msg" | grep -m1 'cannot run')"
 	exit 77
 }

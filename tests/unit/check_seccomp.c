@@ -521,19 +521,81 @@ python_log_tail(void)
 }
 
 /* The build-time copy must be exactly what the rules compile to now. */
-START_TEST(test_builtin_filter_matches_the_rules)
+static void
+builtin_matches(int (*build)(struct seccomp_prog *, char *, size_t),
+    void (*copy)(struct seccomp_prog *))
 {
 	struct seccomp_prog	 built, builtin;
 	char			 err[512];
 
-	ck_assert_msg(sandbox_seccomp_build(&built, err, sizeof(err)) == 0,
-	    "%s", err);
-	sandbox_seccomp_builtin(&builtin);
+	ck_assert_msg(build(&built, err, sizeof(err)) == 0, "%s", err);
+	copy(&builtin);
 	ck_assert_uint_eq(built.len, builtin.len);
 	ck_assert_int_eq(memcmp(built.filter, builtin.filter,
 	    built.len * sizeof(*built.filter)), 0);
 	sandbox_seccomp_free(&built);
 	sandbox_seccomp_free(&builtin);
+}
+
+START_TEST(test_builtin_filter_matches_the_rules)
+{
+	builtin_matches(sandbox_seccomp_build, sandbox_seccomp_builtin);
+}
+END_TEST
+
+/* The wasm runtime's build-time copy, likewise. */
+START_TEST(test_builtin_wasm_filter_matches_the_rules)
+{
+	builtin_matches(sandbox_seccomp_build_wasm,
+	    sandbox_seccomp_builtin_wasm);
+}
+END_TEST
+
+static int
+wasm_apply(char *err, size_t errlen)
+{
+	struct seccomp_prog	 prog;
+	int			 rv;
+
+	if (sandbox_seccomp_build_wasm(&prog, err, errlen) == -1)
+		return -1;
+	rv = sandbox_seccomp_load(&prog, err, errlen);
+	sandbox_seccomp_free(&prog);
+	return rv;
+}
+
+/*
+ * What the native list allows and node never calls: refused to the wasm
+ * runtime, whose only native code is node's.  The native filter's
+ * refusals hold here too (same rules, fewer of them).
+ */
+static void
+body_wasm_cut(void)
+{
+	CHILD_ERRNO(syscall(SYS_fork), EPERM);
+	CHILD_ERRNO(syscall(SYS_vfork), EPERM);
+	CHILD_ERRNO(syscall(SYS_execveat, AT_FDCWD, "/nonexistent", NULL,
+	    NULL, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_shmget, 0, 4096, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_msgget, 0, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_memfd_create, "x", 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_io_setup, 1, NULL), EPERM);
+	CHILD_ERRNO(syscall(SYS_inotify_init1, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_setuid, 65534), EPERM);
+	CHILD_ERRNO(syscall(SYS_setpgid, 0, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_splice, -1, NULL, -1, NULL, 1, 0), EPERM);
+	CHILD_ERRNO(syscall(SYS_personality, 0xffffffffUL), EPERM);
+	CHILD_ERRNO(ptrace(PTRACE_TRACEME, 0, NULL, NULL), EPERM);
+	CHILD_ERRNO(syscall(SYS_io_uring_setup, 1, NULL), EPERM);
+	CHILD_ERRNO(unshare(CLONE_NEWUSER), EPERM);
+	/* What node needs still works: a thread, a file, the clock. */
+	CHILD_ASSERT(getpid() > 0 && time(NULL) > 0);
+	CHILD_ASSERT(close(open("/dev/null", O_RDONLY)) == 0);
+}
+
+START_TEST(test_wasm_filter_refuses_what_node_never_calls)
+{
+	child_run_ok(wasm_apply, body_wasm_cut);
 }
 END_TEST
 
@@ -580,6 +642,8 @@ seccomp_suite(void)
 	tcase_add_test(tc, test_threads_started_before_apply_are_filtered);
 	tcase_add_test(tc, test_refuses_without_no_new_privs);
 	tcase_add_test(tc, test_builtin_filter_matches_the_rules);
+	tcase_add_test(tc, test_builtin_wasm_filter_matches_the_rules);
+	tcase_add_test(tc, test_wasm_filter_refuses_what_node_never_calls);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(py, WORKLOAD_TIMEOUT);
 	tcase_add_test(py, test_python_data_workload_runs);

@@ -27,6 +27,9 @@
 # gvisor_expect: any(s["reason"].startswith("deeper than") for s in r["artifacts_skipped"])
 # gvisor_expect: sum(a["size"] for a in r["artifacts"]) <= 32 << 20
 # gvisor_contained: a unix socket bound in /workspace is the sentry's own object: the gofer makes no socket file on the host, so the collector finds nothing there to skip; every other trick is refused as on native
+# wasm_expect: r["exit_code"] == 1 and "no attribute 'AF_UNIX'" in r["stderr"]
+# wasm_contained: Pyodide's socket module has no AF_UNIX: no socket can be left in the workspace; the other tricks met the artifact checks as on native
+# wasm_host: r["artifacts"] == []
 import os, socket
 os.chdir("/workspace")
 s = socket.socket(socket.AF_UNIX)

@@ -17,6 +17,8 @@
 # gvisor_expect: all(re.search(r"^%s: (EPERM|ENOSYS)$" % n, r["stdout"], re.M) for n in ("io_uring_setup", "keyctl", "add_key", "userfaultfd", "bpf", "perf_event_open", "open_by_handle_at", "kexec_load", "init_module", "finit_module", "syslog", "mknod", "mbind", "seccomp", "personality\\(READ_IMPLIES_EXEC\\)"))
 # gvisor_expect: all(("%s: EPERM" % n) in r["stdout"] for n in ("i386 unshare", "x32 getpid", "x32 unshare"))
 # gvisor_contained: the sentry takes int 0x80 as the x86_64 call of the same number, through the same filter (i386 getpid, 20, is writev: EBADF; i386 unshare, 310, is process_vm_readv: refused), where Linux's filter kills; x32 numbers match no rule and the sentry implements none; every other call is refused by the filter as on native, before the sentry's own implementation is reached
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "syscall"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no syscall(); every host call is node's, under the native filter and walls
 import ctypes, errno, mmap, os, signal, struct
 
 libc = ctypes.CDLL(None, use_errno=True)

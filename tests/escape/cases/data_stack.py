@@ -12,6 +12,9 @@
 # expect: "sum b = 6" in r["stdout"]
 # host: open(r["artifacts"][0]["uri"][len("file://"):], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 # host: __import__("hashlib").sha256(open(r["artifacts"][0]["uri"][len("file://"):], "rb").read()).hexdigest() == r["artifacts"][0]["sha256"]
+# wasm_expect: r["exit_code"] == 1 and "No module named 'numpy'" in r["stderr"]
+# wasm_contained: not applicable: the wasm runtime has the standard library only (docs/runtimes.md)
+# wasm_host: r["artifacts"] == []
 import hashlib, os
 import numpy as np
 import pandas as pd

@@ -11,6 +11,8 @@
 # gvisor_expect: set(re.findall(r"^LEAK (.*?)(?: lists| returned)", r["stdout"], re.M)) <= {"visible: /proc/sys", "visible: /sys"}
 # gvisor_expect: "STOCKADE_ESCAPE_SENTINEL" not in r["stdout"] and "hostname sandbox sandbox sandbox" in r["stdout"]
 # gvisor_contained: /proc/sys is the sentry's synthetic one (3 entries), and /sys an empty tmpfs put where gVisor would mount its own: neither is the host kernel's
+# wasm_expect: r["exit_code"] == 1 and "'/etc/hostname'" in r["stderr"] and "LEAK" not in r["stdout"]
+# wasm_contained: the environment is the sandbox's fixed list (checked first, no LEAK); /etc is Pyodide's in-memory file system, which holds no host file
 import ctypes, errno, os, socket
 
 leaks = []

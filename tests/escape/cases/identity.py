@@ -10,6 +10,8 @@
 # gvisor_expect: {k: v for k, v in json.loads(r["stdout"].splitlines()[-1]).items() if k in ("uid", "gid", "groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "NoNewPrivs", "Seccomp", "cwd", "user")} == {"uid": [65534] * 4, "gid": [65534] * 4, "groups": [], "CapInh": 0, "CapPrm": 0, "CapEff": 0, "CapBnd": 0, "NoNewPrivs": 1, "Seccomp": 2, "cwd": "/workspace", "user": "sandbox"}
 # gvisor_expect: all(json.loads(r["stdout"].splitlines()[-1])[k] in ("EPERM", "EINVAL") for k in ("setuid0", "setresuid0", "setgroups"))
 # gvisor_contained: the uid_map and CapAmb lines are the sentry's (its /proc lacks CapAmb and maps its own user namespace whole); on the host the sentry and the code's stubs run as the sandbox's leased uid (two_sandboxes_at_once), runsc's gofer as a second lease, under runsc's own seccomp filter
+# wasm_expect: r["exit_code"] == 1 and "No module named 'pwd'" in r["stderr"]
+# wasm_contained: not applicable: Pyodide has no pwd module and no host identity to show; the node process that runs it is the sandbox's 65534 under the native walls
 import ctypes, errno, json, os, pwd
 PR_GET_NO_NEW_PRIVS = 39
 status = {}

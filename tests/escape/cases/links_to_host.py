@@ -13,6 +13,9 @@
 # expect: [a["name"] for a in r["artifacts"]] == ["plain.txt"]
 # expect: all(a["size"] == 6 for a in r["artifacts"])
 # host: [n for n in os.listdir(os.path.dirname(r["artifacts"][0]["uri"][len("file://"):])) if n != "plain.txt"] == []
+# wasm_expect: r["exit_code"] == 1 and "Permission denied: '/etc/passwd'" in r["stderr"]
+# wasm_contained: the /etc Pyodide shows is its own, in memory; a link from it into /workspace crosses file systems and is refused
+# wasm_host: r["artifacts"] == []
 import errno, os
 
 def err(e):

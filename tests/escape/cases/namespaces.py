@@ -7,6 +7,8 @@
 # expect: "ESCAPE" not in r["stdout"]
 # expect: "refused clone3 ENOSYS" in r["stdout"]
 # expect: len(re.findall(r"^refused ", r["stdout"], re.M)) >= 30
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "syscall"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no syscall(); every host call is node's, under the native filter and walls
 import ctypes, errno, os, subprocess
 
 libc = ctypes.CDLL(None, use_errno=True)

@@ -13,6 +13,8 @@
 # gvisor_expect: all(re.search(r"^refused %s (EPERM|EACCES)$" % m, r["stdout"], re.M) for m in ("RTM_NEWADDR", "RTM_NEWROUTE", "RTM_NEWLINK", "RTM_SETLINK"))
 # gvisor_expect: "addresses after:" in r["stdout"] and "10.9.8.7" not in r["stdout"].split("addresses after:")[1]
 # gvisor_contained: route, address and link changes are refused by the sentry's netlink with EACCES where Linux says EPERM
+# wasm_expect: r["exit_code"] == 1 and "no attribute 'AF_NETLINK'" in r["stderr"]
+# wasm_contained: Pyodide's socket module has no AF_NETLINK: no netlink socket can be made
 import ctypes, errno, os, socket, struct, subprocess
 
 escapes = []

@@ -14,6 +14,8 @@
 # gvisor_expect: "tcp 169.254.169.254:80 EHOSTUNREACH" in r["stdout"] and "tcp 8.8.8.8:53 EHOSTUNREACH" in r["stdout"]
 # gvisor_expect: "interfaces ['lo']" in r["stdout"]
 # gvisor_contained: at L0 gVisor's own network stack (--network=none) keeps its loopback up; it is inside the sentry, with no host socket and no interface but lo, in a network namespace of its own
+# wasm_expect: r["exit_code"] == 1 and "___syscall_sendto" in r["stderr"]
+# wasm_contained: Pyodide's sockets are Emscripten's emulation over WebSocket (node's ws), which reaches nothing from the sandbox's network namespace; the failed send aborts the interpreter; node's own sockets meet the same namespace and filter
 import errno, socket
 
 escapes = []

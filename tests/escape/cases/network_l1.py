@@ -16,6 +16,8 @@
 # gvisor_expect: "interfaces ['lo']" in r["stdout"]
 # gvisor_expect: "loopback: echo works" in r["stdout"]
 # gvisor_contained: gVisor's stack says EHOSTUNREACH where Linux says ENETUNREACH: there is no route either way, and no interface but lo
+# wasm_expect: r["exit_code"] == 1 and "___syscall_sendto" in r["stderr"]
+# wasm_contained: Pyodide's sockets are Emscripten's emulation over WebSocket (node's ws), which reaches nothing from the sandbox's network namespace; the failed send aborts the interpreter; node's own sockets meet the same namespace and filter
 import errno, socket
 
 escapes = []

@@ -11,6 +11,8 @@
 # gvisor_expect: set(re.findall(r"^HOST path visible via \S+ : (\S+)", r["stdout"], re.M)) <= {"sys"}
 # gvisor_expect: re.search(r"^roots checked: [1-9]", r["stdout"], re.M)
 # gvisor_contained: the one extra name under / is /sys, an empty read-only tmpfs (gVisor always has a /sys); no host path is reachable
+# wasm_expect: r["exit_code"] == 0 and "0 breaches" in r["stdout"]
+# wasm_contained: Pyodide has no /proc: the code's / is Pyodide's in-memory file system, with no process root to climb through
 import os
 
 breaches = []

@@ -11,6 +11,8 @@
 # gvisor_expect: set(re.findall(r"^ESCAPE (\S+)", r["stdout"], re.M)) <= {"/proc/1/mem"}
 # gvisor_expect: len(re.findall(r"^refused ", r["stdout"], re.M)) >= 12
 # gvisor_contained: pid 1 is the code itself (gVisor has no stockade init holding mcp-exec's memory), so /proc/1/mem is the code's own memory; every ptrace and process_vm call is refused by the filter as on native
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "syscall"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no syscall(); every host call is node's, under the native filter and walls
 import ctypes, errno, os, time
 
 libc = ctypes.CDLL(None, use_errno=True)

@@ -6,6 +6,8 @@
 # expect: r["exit_code"] == 0 and "probes done" in r["stdout"]
 # expect: "ESCAPE" not in r["stdout"]
 # expect: len(re.findall(r"^refused ", r["stdout"], re.M)) >= 14
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "syscall"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no syscall(); every host call is node's, under the native filter and walls
 import ctypes, errno, os, socket
 
 libc = ctypes.CDLL(None, use_errno=True)

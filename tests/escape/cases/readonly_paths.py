@@ -7,6 +7,8 @@
 # expect: "WROTE" not in r["stdout"]
 # expect: r["inputs"] == ["/inputs/data.csv"]
 # expect: "data.csv unchanged" in r["stdout"]
+# wasm_expect: r["exit_code"] == 1 and "no attribute 'setxattr'" in r["stderr"]
+# wasm_contained: writes under / land in Pyodide's in-memory root, in the wasm heap and gone with the sandbox; /usr/bin is not there at all (ENOENT); the sandbox's read-only binds Pyodide shows (/inputs, the driver, the zone files) refuse writes (test_mcp_wasm.sh)
 import errno, os
 
 def attempt(what, fn):

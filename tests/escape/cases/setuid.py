@@ -15,6 +15,8 @@
 # gvisor_expect: "/usr/bin/su: AT_UID=65534 AT_EUID=65534 AT_SECURE=0" in r["stdout"]
 # gvisor_expect: "ROOT" not in r["stdout"] and re.search(r"^su -c exit [1-9]", r["stdout"], re.M)
 # gvisor_contained: gVisor ignores the nosuid mount option, but no_new_privs holds (the setuid binary runs as 65534, AT_SECURE=0, su fails), and the sentry's root would still be no host uid
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "prctl"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no prctl(); every host call is node's, under the native filter and walls
 import ctypes, os, re, stat, subprocess
 
 libc = ctypes.CDLL(None, use_errno=True)

@@ -12,6 +12,8 @@
 # host: not os.path.exists("/dev/shm/stockade-escape-fill-shm")
 # host: not os.path.exists("/dev/shm/stockade-escape-map-shm")
 # host: not os.path.exists("/tmp/stockade-escape-fill-shm")
+# wasm_expect: r["exit_code"] == 137 and r["oom_killed"]
+# wasm_contained: /dev/shm is Pyodide's in-memory file system, in the wasm heap: the cgroup's memory limit stops it (OOM), as memory_bomb
 import errno, mmap, os, signal, sys
 d = "/dev/shm"
 sv = os.statvfs(d)

@@ -11,6 +11,8 @@
 # expect: "dying of SIGXFSZ" in r["stdout"] and "SURVIVED" not in r["stdout"]
 # expect: not any(a["name"] == "sparse.csv" for a in r["artifacts"])
 # expect: any(s["name"] == "sparse.csv" for s in r.get("artifacts_skipped", []))
+# wasm_expect: r["exit_code"] == 1 and "EFBIG" in r["stdout"] and "posix_fallocate" in r["stderr"]
+# wasm_contained: the file size limit holds node's writes (EFBIG); Pyodide has no posix_fallocate
 import errno, os, signal
 
 def probe(what, fn):

@@ -10,6 +10,8 @@
 # expect: r["duration_ms"] < 2000 + 1000
 # expect: wall < 2.0 + 3.0
 # expect: "closing streams" in r["stdout"]
+# wasm_expect: r["exit_code"] == 137 and r["timed_out"] and wall < 20
+# wasm_contained: Pyodide starts no processes; the code does not end, and the timeout kills the sandbox whole
 import os, time
 print("closing streams", flush=True)
 if os.fork() == 0:

@@ -12,6 +12,8 @@
 # gvisor_expect: r["timed_out"] and r["exit_code"] == 137 and "grandchild" in r["stdout"]
 # gvisor_expect: r["duration_ms"] < 2000 + 1000 and wall < 2.0 + 2.5
 # gvisor_contained: the same kill at the timeout (the run's own duration_ms stays within it plus one second); the wall clock also holds runsc's probe and start, ~0.5-1.5 s on a loaded host
+# wasm_expect: r["exit_code"] == 137 and r["timed_out"] and wall < 20
+# wasm_contained: Pyodide starts no processes; the code does not end, and the timeout kills the sandbox whole
 import os, sys, time
 if os.fork() == 0:
     os.setsid()

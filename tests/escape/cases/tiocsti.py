@@ -15,6 +15,8 @@
 # gvisor_expect: "FIONREAD on fd 0 (/dev/null): ENOTTY" in r["stdout"] or "FIONREAD on fd 0 (/dev/null): ok" in r["stdout"]
 # gvisor_expect: set(json.loads(re.search(r"^ttys openable: (.*)$", r["stdout"], re.M).group(1).replace("'", '"'))) <= {"/dev/ptmx", "/dev/pts/0", "/dev/pts/ptmx", "openpty"}
 # gvisor_contained: the ptys it opens (/dev/ptmx, /dev/pts) are the sentry's own devpts, no host terminal; the filter refuses TIOCSTI and TIOCLINUX on them as on every descriptor
+# wasm_expect: r["exit_code"] == 1 and 'unknown symbol "syscall"' in r["stderr"]
+# wasm_contained: WebAssembly code makes no system call of its own: ctypes reaches only the symbols of Pyodide's wasm module, which has no syscall(); every host call is node's, under the native filter and walls
 import ctypes, errno, os
 
 libc = ctypes.CDLL(None, use_errno=True)
