@@ -28,7 +28,8 @@
 #define FLEET_ERR_DRAINING	-31002	/* no new sessions here: go elsewhere */
 #define FLEET_ERR_WRONG_NODE	-31003	/* the handle is another node's */
 
-/* data.reason of those errors (the router's own is "node_gone"). */
+/* data.reason of those errors (the router answers "node_gone" too). */
+#define FLEET_NODE_GONE		"node_gone"
 #define FLEET_NODE_DRAINING	"node_draining"
 #define FLEET_WRONG_NODE	"wrong_node"
 
@@ -36,6 +37,8 @@
 #define FLEET_WRONG_NODE_FMT	"the handle belongs to node %s, not to this " \
 				"node (%s): send its requests through the " \
 				"fleet's router"
+/* The router's words, when a node forwarding to N hears nothing. */
+#define FLEET_GONE_FMT		"session lost: node %s is gone"
 #define FLEET_DRAINING_FMT	"node %s is draining and takes no new " \
 				"sessions: send the request through the " \
 				"fleet's router"
