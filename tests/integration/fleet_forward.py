@@ -4,9 +4,17 @@ serve (both eras, a body over 64 KiB, an SSE reply, another principal's
 token) and gone (node 2 killed: node 3 answers -31001).
 
 usage: fleet_forward.py PHASE STATE URL_2 URL_3 TOKEN_A TOKEN_B
+       fleet_forward.py impostor ADDR PORT OUT [CERT KEY]
+An impostor listens where node 2's peer listener was: with CERT, a TLS
+server writing to OUT whatever a client sends it once shaken hands (a
+token, if node 3 did not check whom it talks to); without, one that takes
+connections and never answers.
 """
 import json
+import socket
+import ssl
 import sys
+import time
 
 from fleetclient import Legacy, Modern
 
@@ -83,22 +91,54 @@ def serve(state, url2, url3, toka, tokb):
     note("another principal's token, forwarded: node 2 answers not found")
 
 
-def gone(state, url3, toka):
+def impostor(addr, port, out, cert=None, key=None):
+    ls = socket.socket()
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((addr, int(port)))
+    ls.listen(8)
+    open(out + ".up", "w").close()
+    held = []
+    while True:
+        c, _ = ls.accept()
+        if cert is None:
+            held.append(c)
+            continue
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(cert, key)
+        try:
+            t = ctx.wrap_socket(c, server_side=True)
+            t.settimeout(5)
+            data = t.recv(65536)
+            with open(out, "ab") as f:
+                f.write(data)
+            t.close()
+        except (OSError, ssl.SSLError):
+            c.close()
+
+
+def gone(state, url3, toka, why="node 2 killed", within=None):
     sid = json.load(open(state))["sid"]
     c = Legacy(url3, toka)
     c.initialize()
+    t0 = time.monotonic()
     st, m = c.tool("execute_python", {"code": "print(w)", "session_id": sid})
+    took = time.monotonic() - t0
     if st != 200 or not m or "error" not in m or m["error"]["code"] != LOST \
             or m["error"]["data"]["reason"] != "node_gone" \
             or m["error"]["data"]["node"] != "2" or m.get("id") is None:
-        fail("node 2 killed: wanted -31001 node_gone, got %s %s"
-             % (st, json.dumps(m)[:300]))
-    note("node 2 killed: node 3 answers -31001 node_gone with the id")
+        fail("%s: wanted -31001 node_gone, got %s %s"
+             % (why, st, json.dumps(m)[:300]))
+    if within is not None and took > float(within):
+        fail("%s: -31001 after %.1f s" % (why, took))
+    note("%s: node 3 answers -31001 node_gone with the id (%.1f s)"
+         % (why, took))
 
 
 if __name__ == "__main__":
     phase, state = sys.argv[1], sys.argv[2]
-    if phase == "serve":
+    if phase == "impostor":
+        impostor(*sys.argv[2:])
+    elif phase == "serve":
         serve(state, *sys.argv[3:7])
     elif phase == "gone":
-        gone(state, sys.argv[4], sys.argv[5])
+        gone(state, sys.argv[4], sys.argv[5], *sys.argv[7:])

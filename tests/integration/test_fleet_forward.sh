@@ -14,30 +14,32 @@
 . "$(dirname "$0")/lib.sh"
 
 declare -A NPID NPORT
+IMP=""
 trap 'st=$?; [ $st = 0 ] || tail -n 12 "$T"/node-*.err >&2
-	for p in ${NPID[@]}; do kill -9 "$p" 2>/dev/null &&
+	for p in ${NPID[@]} $IMP; do kill -9 "$p" 2>/dev/null &&
 	    wait "$p" 2>/dev/null; done; cleanup' EXIT
 
-# node_cert NAME: a key and a certificate for NAME, signed by $T/ca.pem.
+# node_cert FILE NAME [CA]: $T/FILE.key and a certificate naming NAME
+# (CN and SAN DNS), signed by $T/CA.pem (the test's CA).
 node_cert() {
 	( cd "$T" &&
 	  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-	      -subj "/CN=$1" -keyout "$1.key" -out "$1.csr" &&
-	  printf 'subjectAltName=DNS:%s\n' "$1" >"$1.ext" &&
-	  openssl x509 -req -in "$1.csr" -CA "${2:-ca}.pem" \
-	      -CAkey "${2:-ca}.key" -CAcreateserial -days 2 \
+	      -subj "/CN=$2" -keyout "$1.key" -out "$1.csr" &&
+	  printf 'subjectAltName=DNS:%s\n' "$2" >"$1.ext" &&
+	  openssl x509 -req -in "$1.csr" -CA "${3:-ca}.pem" \
+	      -CAkey "${3:-ca}.key" -CAcreateserial -days 2 \
 	      -extfile "$1.ext" -out "$1.pem" ) >/dev/null 2>&1 ||
 	    fail "openssl: $1"
 }
 tls_certs
-node_cert 2
-node_cert 3
-# A CA nobody trusts, and a node 3 it vouches for.
+node_cert 2 2
+node_cert 3 3
+# A CA nobody trusts, and nodes 2 and 3 it vouches for.
 ( cd "$T" && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
     -nodes -days 2 -subj /CN=rogue-ca -keyout rogue.key -out rogue.pem ) \
     >/dev/null 2>&1 || fail "openssl: rogue CA"
-cp "$T/3.ext" "$T/fake3.ext"
-node_cert fake3 rogue
+node_cert fake2 2 rogue
+node_cert fake3 3 rogue
 
 start_auditd
 mcp_rules
@@ -133,6 +135,24 @@ EOT
 kill -9 "${NPID[2]}"
 wait "${NPID[2]}" 2>/dev/null || true
 client gone
+
+# impostor NAME [CERT]: in node 2's place on its peer address; node 3
+# must not shake hands with it, let alone send it the caller's token.
+impostor() {
+	rm -f "$T/imp.got.up"
+	"$PY" "$HERE/fleet_forward.py" impostor 127.0.0.2 "$PP" "$T/imp.got" \
+	    ${2:+"$T/$2.pem" "$T/$2.key"} 2>>"$T/node-imp.err" &
+	IMP=$!
+	for _ in $(seq 1 250); do [ -f "$T/imp.got.up" ] && break; sleep 0.02; done
+	(cd "$HERE" && "$PY" fleet_forward.py gone "$T/fwd.json" - \
+	    "http://127.0.0.1:${NPORT[3]}/mcp" "$TOKA" - "$1" 30) ||
+	    fail "fleet_forward.py gone: $1 (see above)"
+	kill "$IMP"; wait "$IMP" 2>/dev/null || true; IMP=""
+	[ ! -s "$T/imp.got" ] || fail "$1: node 3 sent it: $(head -c 200 "$T/imp.got")"
+}
+impostor "an impostor with node 3's certificate" 3
+impostor "an impostor with another CA's certificate for node 2" fake2
+impostor "a peer port that never shakes hands"
 stop_auditd
 verify >/dev/null || fail "the audit log does not verify"
 note "the shared audit log verifies"
