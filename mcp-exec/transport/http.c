@@ -325,8 +325,9 @@ http_post_request(struct http_sess *s, struct evhttp_request *req,
  * Whether to send the request to the node whose handle it names (node):
  * with fleet.peer, not a request another node sent us, and only for a
  * caller with an Authorization of its own, which the owner checks anew
- * (a client certificate ends at this node's TLS).  Else the request goes
- * on here, and gets -31003 for the handle.
+ * (a client certificate ends at this node's TLS): 1.  A caller without
+ * one gets -31003, saying so: -1 after replying.  0: the request goes on
+ * here.
  */
 static int
 forward_to(struct http_tr *tr, struct evhttp_request *req,
@@ -339,12 +340,14 @@ forward_to(struct http_tr *tr, struct evhttp_request *req,
 	    (method != NULL && strcmp(method, "initialize") == 0) ||
 	    !http_fleet_owner(tr, req, msg, node))
 		return 0;
-	if (http_header_one(req, "Authorization", &v) != 1) {
-		log_debug("http: a handle of node %s from a caller without "
-		    "an Authorization header: not forwarded", node);
-		return 0;
-	}
-	return 1;
+	if (http_header_one(req, "Authorization", &v) == 1)
+		return 1;
+	http_reply_json(req, 200, NULL, json_pack("{s:s, s:O?, s:{s:i, s:s, "
+	    "s:o}}", "jsonrpc", "2.0", "id", json_object_get(msg, "id"),
+	    "error", "code", FLEET_ERR_WRONG_NODE, "message",
+	    FLEET_UNFORWARDED, "data", fleet_error_data(FLEET_WRONG_NODE,
+	    node, NULL)));
+	return -1;
 }
 
 static void
@@ -361,7 +364,7 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	json_t			*msg, *id;
 	json_error_t		 je;
 	char			 node[FLEET_NODE_MAX];
-	int			 sse;
+	int			 sse, fwd;
 
 	if (http_header_one(req, "Accept", &accept) == -1 || accept == NULL ||
 	    (!media_listed(accept, "application/json") &&
@@ -404,8 +407,8 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		goto out;
 	}
 	/* Another node's handle: that node answers, through us (once). */
-	if (forward_to(tr, req, a, msg, node) &&
-	    http_peer_forward(tr, req, node, msg, body, len) == 0)
+	if ((fwd = forward_to(tr, req, a, msg, node)) == -1 || (fwd == 1 &&
+	    http_peer_forward(tr, req, a, node, msg, body, len) == 0))
 		goto out;
 	/* 2026-07-28: no MCP session, each request on its own. */
 	if (http_era_modern(req, msg)) {
@@ -685,6 +688,7 @@ transport_http_new(struct server *srv, const char *listen)
 
 	tr->srv = srv;
 	LIST_INIT(&tr->sessions);
+	LIST_INIT(&tr->forwards);
 	tr->conns = xcalloc(1, sizeof(*tr->conns));
 	TAILQ_INIT(&tr->parked);
 	if (parse_listen(tr, listen) == -1) {

@@ -48,6 +48,7 @@
 struct http_sess;
 struct http_call;
 struct http_park;
+struct peer_fwd;
 
 struct http_tr {
 	struct server		*srv;
@@ -74,6 +75,7 @@ struct http_tr {
 	struct evhttp		*peer_http;
 	SSL_CTX			*peer_ctx;
 	struct evdns_base	*dns;
+	LIST_HEAD(, peer_fwd)	 forwards;
 	unsigned		 nforwards;
 };
 
@@ -246,7 +248,7 @@ int		 http_peer_admit(struct http_tr *, struct evhttp_request *,
 /* Sends the request on to node and its reply back; -1 when no URL
  * names node (nothing replied), 0 once it is on its way or refused. */
 int		 http_peer_forward(struct http_tr *, struct evhttp_request *,
-		    const char *node, const json_t *msg, const char *body,
+		    const struct http_auth *, const char *node, const json_t *msg, const char *body,
 		    size_t len);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,

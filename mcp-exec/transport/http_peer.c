@@ -46,7 +46,9 @@ static const char *const reply_headers[] = { "Content-Type",
 
 /* One forwarded request: the caller's (in) and the owner's (out). */
 struct peer_fwd {
+	LIST_ENTRY(peer_fwd)		 entry;	/* the transport's forwards */
 	struct http_tr			*tr;
+	char				 principal[PRINCIPAL_MAX];
 	struct evhttp_request		*in;	/* NULL once answered or gone */
 	json_t				*id;	/* the caller's JSON-RPC id */
 	struct evhttp_connection	*evcon;	/* to the owner */
@@ -192,20 +194,6 @@ http_peer_start(struct http_tr *tr)
 	return 0;
 }
 
-void
-http_peer_stop(struct http_tr *tr)
-{
-	if (tr->peer_http != NULL)
-		evhttp_free(tr->peer_http);
-	if (tr->dns != NULL)
-		evdns_base_free(tr->dns, 0);
-	if (tr->peer_ctx != NULL)
-		SSL_CTX_free(tr->peer_ctx);
-	tr->peer_http = NULL;
-	tr->dns = NULL;
-	tr->peer_ctx = NULL;
-}
-
 /* ------------------------------------------------------------ forwarder */
 
 /* The caller's request is answered, or about to be: stop watching. */
@@ -230,6 +218,7 @@ fwd_free(struct peer_fwd *f)
 	/* Frees the owner's request too, if still open: nothing runs it. */
 	if (f->evcon != NULL)
 		evhttp_connection_free(f->evcon);
+	LIST_REMOVE(f, entry);
 	f->tr->nforwards--;
 	json_decref(f->id);
 	free(f);
@@ -389,9 +378,37 @@ fwd_target(const char *tmpl, const char *node, char host[PEER_HOST_MAX],
 	return ok ? 0 : -1;
 }
 
+/* The principal's open requests here, forwarded ones among them: one
+ * share of server.http.max_requests_per_principal. */
+static int
+fwd_admit(struct http_tr *tr, struct evhttp_request *req,
+    const char *principal)
+{
+	unsigned		 max = tr->srv->conf.server.http.
+				    max_requests_per_principal, n;
+	const struct peer_fwd	*f;
+
+	if (tr->nforwards >= PEER_FORWARDS_MAX) {
+		http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %d "
+		    "requests forwarded to other nodes at once",
+		    PEER_FORWARDS_MAX);
+		return -1;
+	}
+	n = http_sess_requests(tr, principal);
+	LIST_FOREACH(f, &tr->forwards, entry)
+		n += strcmp(f->principal, principal) == 0;
+	if (n < max)
+		return 0;
+	http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %u open requests "
+	    "per principal, forwarded ones too (server.http."
+	    "max_requests_per_principal)", max);
+	return -1;
+}
+
 int
 http_peer_forward(struct http_tr *tr, struct evhttp_request *req,
-    const char *node, const json_t *msg, const char *body, size_t len)
+    const struct http_auth *a, const char *node, const json_t *msg,
+    const char *body, size_t len)
 {
 	struct server		*srv = tr->srv;
 	struct peer_fwd		*f;
@@ -406,18 +423,17 @@ http_peer_forward(struct http_tr *tr, struct evhttp_request *req,
 	int			 port;
 	size_t			 i;
 
-	if (fwd_target(srv->conf.fleet.peer.url, node, host, &port, path) == -1) {
+	if (fwd_target(srv->conf.fleet.peer.url, node, host, &port,
+	    path) == -1) {
 		log_warnx("fleet.peer.url: no URL for node %s", node);
 		return -1;
 	}
-	if (tr->nforwards >= PEER_FORWARDS_MAX) {
-		http_reply_error(req, 429, RPC_SERVER_ERROR, "at most %d "
-		    "requests forwarded to other nodes at once",
-		    PEER_FORWARDS_MAX);
+	if (fwd_admit(tr, req, a->principal) == -1)
 		return 0;
-	}
 	f = xcalloc(1, sizeof(*f));
 	f->tr = tr;
+	snprintf(f->principal, sizeof(f->principal), "%s", a->principal);
+	LIST_INSERT_HEAD(&tr->forwards, f, entry);
 	f->in = req;
 	f->id = json_incref(json_object_get(msg, "id"));
 	snprintf(f->node, sizeof(f->node), "%s", node);
@@ -468,4 +484,20 @@ http_peer_forward(struct http_tr *tr, struct evhttp_request *req,
 		fwd_free(f);
 	}
 	return 0;
+}
+
+void
+http_peer_stop(struct http_tr *tr)
+{
+	while (!LIST_EMPTY(&tr->forwards))
+		fwd_free(LIST_FIRST(&tr->forwards));
+	if (tr->peer_http != NULL)
+		evhttp_free(tr->peer_http);
+	if (tr->dns != NULL)
+		evdns_base_free(tr->dns, 0);
+	if (tr->peer_ctx != NULL)
+		SSL_CTX_free(tr->peer_ctx);
+	tr->peer_http = NULL;
+	tr->dns = NULL;
+	tr->peer_ctx = NULL;
 }

@@ -34,6 +34,7 @@ node_cert() {
 tls_certs
 node_cert 2 2
 node_cert 3 3
+node_cert 4 4
 # A CA nobody trusts, and nodes 2 and 3 it vouches for.
 ( cd "$T" && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
     -nodes -days 2 -subj /CN=rogue-ca -keyout rogue.key -out rogue.pem ) \
@@ -46,9 +47,23 @@ mcp_rules
 mcp_tokens "user:alice" "user:bob"
 PP=$(free_port)
 
+# node_up N [mtls]: node N; mtls: its main listener also takes client
+# certificates of the test's CA (CN carol is cert:carol).
 node_up() {
-	local n=$1 r="$T/rules-$1"
+	local n=$1 r="$T/rules-$1" scheme=http
 	cp -R "$R" "$r"
+	if [ -n "${2:-}" ]; then
+		scheme=https
+		cat >>"$r/principals.yaml" <<EOT
+mtls:
+  cert_file: $T/server.pem
+  key_file: $T/server.key
+  ca_file: $T/ca.pem
+  require: false
+  principal:
+    - { from: cn, prefix: "cert:" }
+EOT
+	fi
 	sed -i "s/^  first: .*/  first: $((300000 + n * 1000))/" "$r/mcp-exec.yaml"
 	[ -n "${NO_PEER:-}" ] || cat >>"$r/mcp-exec.yaml" <<EOT
   peer:
@@ -65,7 +80,7 @@ EOT
 	    </dev/null &
 	NPID[$n]=$!
 	for _ in $(seq 1 250); do
-		curl -s -o /dev/null "http://127.0.0.1:${NPORT[$n]}/" && return
+		curl -sk -o /dev/null "$scheme://127.0.0.1:${NPORT[$n]}/" && return
 		kill -0 "${NPID[$n]}" 2>/dev/null || fail "node $n died: $(tail -3 "$T/node-$n.err")"
 		sleep 0.02
 	done
@@ -73,7 +88,9 @@ EOT
 }
 node_up 2
 node_up 3
-note "nodes 2 and 3 up${NO_PEER:+, without fleet.peer}"
+node_up 4 mtls
+node_cert carol carol
+note "nodes 2, 3 and 4 up${NO_PEER:+, without fleet.peer}"
 
 client() {
 	(cd "$HERE" && "$PY" fleet_forward.py "$1" "$T/fwd.json" \
@@ -132,6 +149,18 @@ if fwd < 4:
 print("  node 2 wrote %d code_execution records with forwarded_by 3" % fwd)
 EOT
 
+# A caller known by its client certificate only: nothing to send on.
+sid=$(cut -d'"' -f4 "$T/fwd.json")
+out=$(curl -sk --cert "$T/carol.pem" --key "$T/carol.key" \
+    -H 'Content-Type: application/json' -H 'Accept: application/json' \
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+    -H 'Mcp-Name: execute_python' -H "Mcp-Param-Session-Id: $sid" \
+    -d '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_python","arguments":{"code":"print(w)","session_id":"'"$sid"'"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}' \
+    "https://127.0.0.1:${NPORT[4]}/mcp")
+echo "$out" | grep -q '"code":-31003.*client certificate proves' ||
+    fail "a certificate-only caller of node 4: $out"
+note "a caller known by its client certificate only: -31003, saying why"
+
 kill -9 "${NPID[2]}"
 wait "${NPID[2]}" 2>/dev/null || true
 client gone
@@ -153,6 +182,13 @@ impostor() {
 impostor "an impostor with node 3's certificate" 3
 impostor "an impostor with another CA's certificate for node 2" fake2
 impostor "a peer port that never shakes hands"
+# Forwards leave nothing behind (ASan checks leaks at exit).
+for n in 3 4; do
+	kill -TERM "${NPID[$n]}"
+	st=0; wait "${NPID[$n]}" || st=$?
+	[ $st = 0 ] || fail "node $n exited $st at SIGTERM"
+	unset "NPID[$n]"
+done
 stop_auditd
 verify >/dev/null || fail "the audit log does not verify"
 note "the shared audit log verifies"
