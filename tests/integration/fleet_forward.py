@@ -116,6 +116,21 @@ def impostor(addr, port, out, cert=None, key=None):
             c.close()
 
 
+def leave(state, url3, toka):
+    """A 2026-07-28 call through node 3 whose caller hangs up while it
+    runs: node 3 drops the forward, which node 2 takes as a cancel."""
+    sid = json.load(open(state))["sid"]
+    a3 = Modern(url3, toka)
+    code = "import time\nprint('long', flush=True)\ntime.sleep(60)"
+    try:
+        st, m = a3.tool("execute_python", {"code": code, "session_id": sid},
+                        timeout=2)
+    except (socket.timeout, TimeoutError):
+        note("the caller of a long call through node 3 hung up after 2 s")
+        return
+    fail("a 60 s call answered in 2 s: %s %s" % (st, json.dumps(m)[:300]))
+
+
 def gone(state, url3, toka, why="node 2 killed", within=None):
     sid = json.load(open(state))["sid"]
     c = Legacy(url3, toka)
@@ -140,5 +155,7 @@ if __name__ == "__main__":
         impostor(*sys.argv[2:])
     elif phase == "serve":
         serve(state, *sys.argv[3:7])
+    elif phase == "leave":
+        leave(state, sys.argv[4], sys.argv[5])
     elif phase == "gone":
         gone(state, sys.argv[4], sys.argv[5], *sys.argv[7:])

@@ -149,6 +149,27 @@ if fwd < 4:
 print("  node 2 wrote %d code_execution records with forwarded_by 3" % fwd)
 EOT
 
+# A caller that hangs up: node 2's call ends cancelled, long before its
+# 60 s, and its record says it was forwarded.
+client leave
+"$PY" - "$LOG" "${NPID[2]}" "$(cut -d'"' -f4 "$T/fwd.json")" <<'EOT' || fail "the hung-up call (see above)"
+import glob, json, sys, time
+log, pid2, sid = sys.argv[1:]
+for _ in range(200):
+    for path in sorted(glob.glob(log + "/audit-*.log")):
+        for line in open(path):
+            r = json.loads(line)
+            if r["event"] == "code_execution" and \
+                    r.get("session_id") == sid and r.get("cancelled"):
+                if str(r["peer"]["pid"]) != pid2 or '"forwarded_by": "3"' \
+                        not in json.dumps(r):
+                    sys.exit("FAIL: not node 2's forwarded call: %s" % line[:400])
+                print("  node 2 cancelled the call whose caller hung up on node 3")
+                sys.exit(0)
+    time.sleep(0.1)
+sys.exit("FAIL: no cancelled call on node 2 within 20 s")
+EOT
+
 # A caller known by its client certificate only: nothing to send on.
 sid=$(cut -d'"' -f4 "$T/fwd.json")
 out=$(curl -sk --cert "$T/carol.pem" --key "$T/carol.key" \
