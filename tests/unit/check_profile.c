@@ -507,6 +507,55 @@ START_TEST(test_fleet_bad_refused)
 }
 END_TEST
 
+#define PEER_OK	"listen: \"10.0.0.5:8443\", url: " \
+		"\"https://{node}.stockade-node.stockade.svc:8443/mcp\", " \
+		"ca: /etc/stockade/fleet-ca.pem, cert: /etc/stockade/node.pem, " \
+		"key: /etc/stockade/node.key"
+
+START_TEST(test_fleet_peer_parsed)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "fleet: {node_id: a}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.peer.listen, "");
+	conf_with(dir, sizeof(dir), "fleet: {node_id: a, peer: {" PEER_OK
+	    "}}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.peer.listen, "10.0.0.5:8443");
+	ck_assert_str_eq(c.fleet.peer.url,
+	    "https://{node}.stockade-node.stockade.svc:8443/mcp");
+	ck_assert_str_eq(c.fleet.peer.ca, "/etc/stockade/fleet-ca.pem");
+	ck_assert_str_eq(c.fleet.peer.cert, "/etc/stockade/node.pem");
+	ck_assert_str_eq(c.fleet.peer.key, "/etc/stockade/node.key");
+}
+END_TEST
+
+static const char *const bad_fleet_peer[] = {
+	"fleet: {peer: {listen: \"10.0.0.5:8443\"}}\n",	/* not all five */
+	"fleet: {peer: {" PEER_OK ", listen: \"10.0.0.5\"}}\n",
+	"fleet: {peer: {" PEER_OK ", listen: \":8443\"}}\n",
+	"fleet: {peer: {" PEER_OK ", listen: \"h:84x3\"}}\n",
+	"fleet: {peer: {" PEER_OK ", url: \"http://{node}:8443/mcp\"}}\n",
+	"fleet: {peer: {" PEER_OK ", url: \"https://node-1:8443/mcp\"}}\n",
+	"fleet: {peer: {" PEER_OK ", ca: fleet-ca.pem}}\n",
+	"fleet: {peer: {" PEER_OK ", key: ~}}\n",
+	"fleet: {peer: {" PEER_OK ", verify: none}}\n",
+	"fleet: {peer: \"https://{node}:8443/mcp\"}\n",
+};
+
+START_TEST(test_fleet_peer_bad_refused)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), bad_fleet_peer[_i]);
+	ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
+	    bad_fleet_peer[_i]);
+}
+END_TEST
+
 static Suite *
 profile_suite(void)
 {
@@ -535,6 +584,9 @@ profile_suite(void)
 	tcase_add_test(tc, test_fleet_parsed_with_defaults);
 	tcase_add_loop_test(tc, test_fleet_bad_refused, 0,
 	    (int)nitems(bad_fleet_quota));
+	tcase_add_test(tc, test_fleet_peer_parsed);
+	tcase_add_loop_test(tc, test_fleet_peer_bad_refused, 0,
+	    (int)nitems(bad_fleet_peer));
 	suite_add_tcase(s, tc);
 	return s;
 }
