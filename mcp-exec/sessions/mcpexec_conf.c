@@ -279,6 +279,7 @@ fleet_peer_section(struct conf_ctx *ctx, const json_t *o,
 	struct fleet_peer *p = &f->peer;
 	json_t		*t;
 	const char	*s, *colon;
+	size_t		 i;
 
 	if (conf_get_object(ctx, o, "peer", &t) != 1)
 		return;
@@ -288,7 +289,7 @@ fleet_peer_section(struct conf_ctx *ctx, const json_t *o,
 	    strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
 	    xsnprintf(p->listen, sizeof(p->listen), "%s", s) == -1))
 		conf_error(ctx, json_object_get(t, "listen"), "listen: "
-		    "ADDR:PORT, with a numeric address");
+		    "ADDR:PORT or [ADDR6]:PORT");
 	if (conf_get_string(ctx, t, "url", &s) == 1 && (strncmp(s,
 	    "https://", 8) != 0 || strstr(s, "{node}") == NULL ||
 	    xsnprintf(p->url, sizeof(p->url), "%s", s) == -1))
@@ -298,10 +299,14 @@ fleet_peer_section(struct conf_ctx *ctx, const json_t *o,
 	get_path(ctx, t, "ca", p->ca, sizeof(p->ca));
 	get_path(ctx, t, "cert", p->cert, sizeof(p->cert));
 	get_path(ctx, t, "key", p->key, sizeof(p->key));
-	if (p->listen[0] == '\0' || p->url[0] == '\0' || p->ca[0] == '\0' ||
-	    p->cert[0] == '\0' || p->key[0] == '\0')
-		conf_error(ctx, t, "peer: listen, url, ca, cert and key go "
-		    "together");
+	/* A key that is there and wrong has had its own error. */
+	for (i = 0; keys[i] != NULL; i++)
+		if (json_is_null(json_object_get(t, keys[i])) ||
+		    json_object_get(t, keys[i]) == NULL) {
+			conf_error(ctx, t, "peer: listen, url, ca, cert and "
+			    "key go together (%s is missing)", keys[i]);
+			break;
+		}
 }
 
 /*

@@ -24,6 +24,7 @@
 #include "http_head.h"
 #include "http_int.h"
 #include "log.h"
+#include "principals.h"
 #include "util.h"
 
 #define PEER_FORWARDS_MAX	64	/* forwarded requests open at once */
@@ -35,6 +36,8 @@
 #define PEER_PATH_MAX		256
 #define PEER_HEADERS_MAX	(HTTP_HEAD_MAX + 512)
 #define PEER_PARAM_PREFIX	"Mcp-Param-"
+#define PEER_NODE_VAR		"{node}"	/* in fleet.peer.url */
+#define PEER_PORT_DEFAULT	443
 
 /* What the owner needs of the caller's request (Host is set anew). */
 static const char *const peer_headers[] = { "Authorization", "Accept",
@@ -160,6 +163,14 @@ http_peer_start(struct http_tr *tr)
 		    "--node-id): other nodes know this one by it");
 		return -1;
 	}
+	/* Forwarded callers are whom their own tokens say; with none, each
+	 * would be the local principal.  A reload keeps a token too. */
+	if (!principals_auth_required(srv->principals)) {
+		log_warnx("fleet.peer: principals.yaml lists no bearer tokens "
+		    "or issuers, by which forwarded callers are known");
+		return -1;
+	}
+	srv->tokens_required = 1;
 	if ((tr->peer_ctx = peer_ctx_new(p)) == NULL) {
 		log_warnx("fleet.peer: cannot use ca %s, cert %s and key %s",
 		    p->ca, p->cert, p->key);
@@ -175,6 +186,11 @@ http_peer_start(struct http_tr *tr)
 	*colon = '\0';
 	if (parse_u64(colon + 1, 0, 65535, &port) == -1)
 		return -1;
+	/* [ADDR6]:PORT */
+	if (addr[0] == '[' && colon[-1] == ']') {
+		colon[-1] = '\0';
+		memmove(addr, addr + 1, strlen(addr));
+	}
 	if ((tr->peer_http = evhttp_new(srv->base)) == NULL)
 		fatalx("evhttp_new");
 	evhttp_set_allowed_methods(tr->peer_http, EVHTTP_REQ_POST);
@@ -184,8 +200,7 @@ http_peer_start(struct http_tr *tr)
 	evhttp_set_timeout(tr->peer_http, HTTP_TIMEOUT_S);
 	evhttp_set_gencb(tr->peer_http, http_request_cb, tr);
 	evhttp_set_bevcb(tr->peer_http, peer_bev_new, tr);
-	if (evhttp_bind_socket(tr->peer_http, addr[0] == '[' ? addr + 1 :
-	    addr, (ev_uint16_t)port) != 0) {
+	if (evhttp_bind_socket(tr->peer_http, addr, (ev_uint16_t)port) != 0) {
 		log_warn("fleet.peer: cannot listen on %s", p->listen);
 		return -1;
 	}
@@ -360,20 +375,28 @@ fwd_target(const char *tmpl, const char *node, char host[PEER_HOST_MAX],
     int *port, char path[PEER_PATH_MAX])
 {
 	char			 url[FLEET_PEER_URL_MAX + FLEET_NODE_MAX];
-	const char		*at = strstr(tmpl, "{node}"), *h, *p;
+	const char		*at = strstr(tmpl, PEER_NODE_VAR), *h, *p;
 	struct evhttp_uri	*u;
+	size_t			 n;
 	int			 ok;
 
 	if (at == NULL || xsnprintf(url, sizeof(url), "%.*s%s%s",
-	    (int)(at - tmpl), tmpl, node, at + 6) == -1 ||
+	    (int)(at - tmpl), tmpl, node, at + strlen(PEER_NODE_VAR)) == -1 ||
 	    (u = evhttp_uri_parse(url)) == NULL)
 		return -1;
 	h = evhttp_uri_get_host(u);
 	p = evhttp_uri_get_path(u);
-	*port = evhttp_uri_get_port(u) == -1 ? 443 : evhttp_uri_get_port(u);
-	ok = h != NULL && xsnprintf(host, PEER_HOST_MAX, "%s", h) != -1 &&
-	    xsnprintf(path, PEER_PATH_MAX, "%s", p != NULL && p[0] != '\0' ? p :
-	    "/") != -1;
+	*port = evhttp_uri_get_port(u) == -1 ? PEER_PORT_DEFAULT :
+	    evhttp_uri_get_port(u);
+	n = h != NULL ? strlen(h) : 0;
+	/* An address in brackets is connected to without them. */
+	if (n >= 2 && h[0] == '[' && h[n - 1] == ']') {
+		h++;
+		n -= 2;
+	}
+	ok = n > 0 && xsnprintf(host, PEER_HOST_MAX, "%.*s", (int)n, h) !=
+	    -1 && xsnprintf(path, PEER_PATH_MAX, "%s", p != NULL &&
+	    p[0] != '\0' ? p : "/") != -1;
 	evhttp_uri_free(u);
 	return ok ? 0 : -1;
 }
@@ -417,6 +440,8 @@ http_peer_forward(struct http_tr *tr, struct evhttp_request *req,
 	struct evkeyvalq	*h;
 	struct evkeyval		*kv;
 	struct timeval		 tv = { PEER_CONNECT_S, 0 };
+	struct in_addr		 a4;
+	struct in6_addr		 a6;
 	char			 host[PEER_HOST_MAX], path[PEER_PATH_MAX];
 	char			 hosthdr[PEER_HOST_MAX + 8];
 	const char		*v;
@@ -445,7 +470,10 @@ http_peer_forward(struct http_tr *tr, struct evhttp_request *req,
 	if (SSL_set1_host(f->ssl, node) != 1)
 		fatalx("SSL_set1_host");
 	SSL_set_hostflags(f->ssl, X509_CHECK_FLAG_NO_WILDCARDS);
-	(void)SSL_set_tlsext_host_name(f->ssl, host);
+	/* SNI names a host, never an address (RFC 6066). */
+	if (inet_pton(AF_INET, host, &a4) != 1 && inet_pton(AF_INET6, host,
+	    &a6) != 1)
+		(void)SSL_set_tlsext_host_name(f->ssl, host);
 	if ((bev = bufferevent_openssl_socket_new(srv->base, -1, f->ssl,
 	    BUFFEREVENT_SSL_CONNECTING, BEV_OPT_CLOSE_ON_FREE |
 	    BEV_OPT_DEFER_CALLBACKS)) == NULL)

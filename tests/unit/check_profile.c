@@ -507,10 +507,14 @@ START_TEST(test_fleet_bad_refused)
 }
 END_TEST
 
-#define PEER_OK	"listen: \"10.0.0.5:8443\", url: " \
-		"\"https://{node}.stockade-node.stockade.svc:8443/mcp\", " \
-		"ca: /etc/stockade/fleet-ca.pem, cert: /etc/stockade/node.pem, " \
-		"key: /etc/stockade/node.key"
+/* fleet.peer's five keys; PEER_OK all of them, right. */
+#define P_LISTEN	"listen: \"10.0.0.5:8443\""
+#define P_URL		"url: \"https://{node}.stockade-node.stockade.svc:8443/mcp\""
+#define P_CA		"ca: /etc/stockade/fleet-ca.pem"
+#define P_CERT		"cert: /etc/stockade/node.pem"
+#define P_KEY		"key: /etc/stockade/node.key"
+#define P_FILES		P_CA ", " P_CERT ", " P_KEY
+#define PEER_OK		P_LISTEN ", " P_URL ", " P_FILES
 
 START_TEST(test_fleet_peer_parsed)
 {
@@ -533,14 +537,19 @@ START_TEST(test_fleet_peer_parsed)
 END_TEST
 
 static const char *const bad_fleet_peer[] = {
-	"fleet: {peer: {listen: \"10.0.0.5:8443\"}}\n",	/* not all five */
-	"fleet: {peer: {" PEER_OK ", listen: \"10.0.0.5\"}}\n",
-	"fleet: {peer: {" PEER_OK ", listen: \":8443\"}}\n",
-	"fleet: {peer: {" PEER_OK ", listen: \"h:84x3\"}}\n",
-	"fleet: {peer: {" PEER_OK ", url: \"http://{node}:8443/mcp\"}}\n",
-	"fleet: {peer: {" PEER_OK ", url: \"https://node-1:8443/mcp\"}}\n",
-	"fleet: {peer: {" PEER_OK ", ca: fleet-ca.pem}}\n",
-	"fleet: {peer: {" PEER_OK ", key: ~}}\n",
+	"fleet: {peer: {" P_LISTEN "}}\n",		/* not all five */
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", " P_CA ", " P_CERT "}}\n",
+	"fleet: {peer: {listen: \"10.0.0.5\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {listen: \":8443\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {listen: \"h:84x3\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", url: \"http://{node}:8443/mcp\", "
+	    P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", url: \"https://node-1:8443/mcp\", "
+	    P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", ca: fleet-ca.pem, " P_CERT
+	    ", " P_KEY "}}\n",
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", " P_CA ", " P_CERT
+	    ", key: ~}}\n",
 	"fleet: {peer: {" PEER_OK ", verify: none}}\n",
 	"fleet: {peer: \"https://{node}:8443/mcp\"}\n",
 };
