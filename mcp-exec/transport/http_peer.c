@@ -55,11 +55,13 @@ struct peer_fwd {
 	struct evhttp_request		*in;	/* NULL once answered or gone */
 	json_t				*id;	/* the caller's JSON-RPC id */
 	struct evhttp_connection	*evcon;	/* to the owner */
-	struct event			*deadline;	/* of the handshake */
+	/* The handshake's deadline, then (finished) the moment to free. */
+	struct event			*deadline;
 	SSL				*ssl;	/* the bufferevent's */
 	char				 node[FLEET_NODE_MAX];
 	int				 started;	/* the reply's head sent */
 	int				 failed;	/* why logged already */
+	int				 finished;	/* the owner's reply is over */
 };
 
 /* ------------------------------------------------------------ listener */
@@ -239,15 +241,6 @@ fwd_free(struct peer_fwd *f)
 	free(f);
 }
 
-/* Out of evhttp's callbacks, where the connection may not be freed. */
-static void
-fwd_free_later(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	fwd_free(arg);
-}
-
 /* The owner did not answer: its sandbox is as good as gone. */
 static void
 fwd_lost(struct peer_fwd *f, const char *why)
@@ -324,7 +317,6 @@ fwd_done(struct evhttp_request *out, void *arg)
 	struct peer_fwd	*f = arg;
 	struct timeval	 now = { 0, 0 };
 
-	evtimer_del(f->deadline);
 	if (out == NULL || evhttp_request_get_response_code(out) == 0)
 		fwd_lost(f, "no reply");
 	else if (f->in != NULL) {
@@ -333,12 +325,13 @@ fwd_done(struct evhttp_request *out, void *arg)
 			fwd_header(out, f);
 		evhttp_send_reply_end(fwd_unhook(f));
 	}
-	if (event_base_once(f->tr->srv->base, -1, EV_TIMEOUT, fwd_free_later,
-	    f, &now) == -1)
-		fatalx("event_base_once");
+	/* Freed out of evhttp's callbacks, where its connection may not be. */
+	f->finished = 1;
+	evtimer_add(f->deadline, &now);
 }
 
-/* Connected and shaken hands in time, or the owner counts as gone. */
+/* Connected and shaken hands in time, or the owner counts as gone; or
+ * the forward is over. */
 static void
 fwd_deadline(evutil_socket_t fd, short what, void *arg)
 {
@@ -346,9 +339,10 @@ fwd_deadline(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (SSL_is_init_finished(f->ssl))
+	if (!f->finished && SSL_is_init_finished(f->ssl))
 		return;
-	fwd_lost(f, "no TLS handshake in time");
+	if (!f->finished)
+		fwd_lost(f, "no TLS handshake in time");
 	fwd_free(f);
 }
 
@@ -357,13 +351,12 @@ fwd_deadline(evutil_socket_t fd, short what, void *arg)
 static void
 fwd_caller_gone(struct evhttp_connection *evcon, void *arg)
 {
-	struct peer_fwd	*f = arg;
-
-	log_debug("fleet: the caller of a request forwarded to node %s went "
-	    "away", f->node);
+	struct peer_fwd		*f = arg;
 	struct evhttp_request	*in = fwd_unhook(f);
 
 	(void)evcon;
+	log_debug("fleet: the caller of a request forwarded to node %s went "
+	    "away", f->node);
 	if (in != NULL && evhttp_request_get_connection(in) == NULL)
 		evhttp_request_free(in);
 	fwd_free(f);
