@@ -15,6 +15,7 @@ import socket
 import ssl
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from fleetclient import Legacy, Modern
 
@@ -131,6 +132,31 @@ def leave(state, url3, toka):
     fail("a 60 s call answered in 2 s: %s %s" % (st, json.dumps(m)[:300]))
 
 
+def share(state, url2, url3, toka):
+    """Node 3 lets a principal 2 open requests (max_requests_per_principal):
+    forwarded ones count."""
+    sid = json.load(open(state))["sid"]
+    st, m = Modern(url2, toka).tool("execute_python", {"code": "print(0)"})
+    sid2 = json.loads(text(st, m, "a second session on node 2"))[
+        "structuredContent"]["session_id"]
+    a3 = Modern(url3, toka)
+    code = "import time\ntime.sleep(4)\nprint('slow')"
+    with ThreadPoolExecutor(2) as pool:
+        slow = [pool.submit(a3.tool, "execute_python",
+                            {"code": code, "session_id": s})
+                for s in (sid, sid2)]
+        time.sleep(1.5)
+        st, m = a3.tool("execute_python", {"code": "print(1)",
+                                           "session_id": sid})
+        if st != 429 or "forwarded ones too" not in json.dumps(m):
+            fail("a third forward of the principal: %s %s"
+                 % (st, json.dumps(m)[:300]))
+        for fu in slow:
+            st, m = fu.result()
+            text(st, m, "a slow forwarded call")
+    note("a principal's forwards count against its open requests (429)")
+
+
 def gone(state, url3, toka, why="node 2 killed", within=None):
     sid = json.load(open(state))["sid"]
     c = Legacy(url3, toka)
@@ -155,6 +181,8 @@ if __name__ == "__main__":
         impostor(*sys.argv[2:])
     elif phase == "serve":
         serve(state, *sys.argv[3:7])
+    elif phase == "share":
+        share(state, *sys.argv[3:6])
     elif phase == "leave":
         leave(state, sys.argv[4], sys.argv[5])
     elif phase == "gone":

@@ -8,8 +8,11 @@
 # 3 forwards, node 2 answers, and node 2's records say forwarded_by 3.
 # The peer listener takes only a certificate of the CA that names the
 # Stockade-Forwarded-By node; the main listener refuses that header;
-# another principal's token gets node 2's not found; node 2 killed, node
-# 3 answers -31001.  NO_PEER=1 runs it without fleet.peer: -31003, the
+# another principal's token gets node 2's not found; forwards count with
+# the principal's open requests; a caller hanging up cancels the call on
+# node 2; a caller known by its client certificate only (node 4, mTLS) is
+# not forwarded.  Node 2 killed, or an impostor in its place, node 3
+# answers -31001.  NO_PEER=1 runs it without fleet.peer: -31003, the
 # behaviour before forwarding.
 . "$(dirname "$0")/lib.sh"
 
@@ -64,7 +67,12 @@ mtls:
     - { from: cn, prefix: "cert:" }
 EOT
 	fi
-	sed -i "s/^  first: .*/  first: $((300000 + n * 1000))/" "$r/mcp-exec.yaml"
+	# Node 3 lets a principal hold 2 open requests: forwards count.
+	sed -i -e "s/^  first: .*/  first: $((300000 + n * 1000))/" \
+	    -e "/max_requests_per_principal:/s/64/$([ "$n" = 3 ] && echo 2 || echo 64)/" \
+	    "$r/mcp-exec.yaml"
+	grep -q "max_requests_per_principal: $([ "$n" = 3 ] && echo 2 || echo 64) " \
+	    "$r/mcp-exec.yaml" || fail "sed missed max_requests_per_principal"
 	[ -n "${NO_PEER:-}" ] || cat >>"$r/mcp-exec.yaml" <<EOT
   peer:
     listen: 127.0.0.$n:$PP
@@ -98,6 +106,7 @@ client() {
 	    "$TOKA" "$TOKB") || fail "fleet_forward.py $1 (see above)"
 }
 client serve
+client share
 
 LIST='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}'
 # peer ARGS...: a POST to node 2's peer listener; prints the HTTP status
@@ -182,8 +191,7 @@ echo "$out" | grep -q '"code":-31003.*client certificate proves' ||
     fail "a certificate-only caller of node 4: $out"
 note "a caller known by its client certificate only: -31003, saying why"
 
-kill -9 "${NPID[2]}"
-wait "${NPID[2]}" 2>/dev/null || true
+{ kill -9 "${NPID[2]}"; wait "${NPID[2]}"; } 2>/dev/null || true
 client gone
 
 # impostor NAME [CERT]: in node 2's place on its peer address; node 3
