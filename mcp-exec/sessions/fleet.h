@@ -38,11 +38,11 @@
 				"node (%s): send its requests through the " \
 				"fleet's router"
 /* Why a node with fleet.peer did not forward (transport/http.c). */
-#define FLEET_UNFORWARDED	"the handle belongs to another node, and only " \
-				"a request with an Authorization header of " \
-				"its own is forwarded there: a client " \
-				"certificate proves who the caller is to " \
-				"this node only"
+#define FLEET_UNFORWARDED_FMT	"the handle belongs to node %s, not to this " \
+				"node (%s), and only a request with an " \
+				"Authorization header of its own is " \
+				"forwarded there: a client certificate " \
+				"proves who the caller is to this node only"
 /* The router's words, when a node forwarding to N hears nothing. */
 #define FLEET_GONE_FMT		"session lost: node %s is gone"
 #define FLEET_DRAINING_FMT	"node %s is draining and takes no new " \

@@ -335,6 +335,7 @@ forward_to(struct http_tr *tr, struct evhttp_request *req,
 {
 	const char	*method = json_string_value(json_object_get(msg,
 			    "method")), *v;
+	char		 text[2 * FLEET_NODE_MAX + sizeof(FLEET_UNFORWARDED_FMT)];
 
 	if (tr->peer_http == NULL || a->client.forwarded_by[0] != '\0' ||
 	    (method != NULL && strcmp(method, "initialize") == 0) ||
@@ -342,11 +343,12 @@ forward_to(struct http_tr *tr, struct evhttp_request *req,
 		return 0;
 	if (http_header_one(req, "Authorization", &v) == 1)
 		return 1;
+	snprintf(text, sizeof(text), FLEET_UNFORWARDED_FMT, node,
+	    tr->srv->conf.fleet.node_id);
 	http_reply_json(req, 200, NULL, json_pack("{s:s, s:O?, s:{s:i, s:s, "
 	    "s:o}}", "jsonrpc", "2.0", "id", json_object_get(msg, "id"),
-	    "error", "code", FLEET_ERR_WRONG_NODE, "message",
-	    FLEET_UNFORWARDED, "data", fleet_error_data(FLEET_WRONG_NODE,
-	    node, NULL)));
+	    "error", "code", FLEET_ERR_WRONG_NODE, "message", text, "data",
+	    fleet_error_data(FLEET_WRONG_NODE, node, NULL)));
 	return -1;
 }
 

@@ -248,8 +248,8 @@ int		 http_peer_admit(struct http_tr *, struct evhttp_request *,
 /* Sends the request on to node and its reply back; -1 when no URL
  * names node (nothing replied), 0 once it is on its way or refused. */
 int		 http_peer_forward(struct http_tr *, struct evhttp_request *,
-		    const struct http_auth *, const char *node, const json_t *msg, const char *body,
-		    size_t len);
+		    const struct http_auth *, const char *node,
+		    const json_t *msg, const char *body, size_t len);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);
