@@ -79,6 +79,18 @@ def serve(state, url2, url3, toka, tokb):
     note("2026-07-28 requests naming node 2's session, JSON and SSE, "
          "answered by node 2 through node 3")
 
+    # No router: a 2025 client whose MCP session is node 2's, sending to
+    # node 3 a request that names nothing else (it goes by Mcp-Session-Id).
+    c2 = Legacy(url2, toka)
+    c2.initialize()
+    c2.url = url3
+    st, m = c2.rpc("tools/list")
+    if st != 200 or not m or "tools" not in m.get("result", {}):
+        fail("tools/list in node 2's MCP session, sent to node 3: %s %s"
+             % (st, json.dumps(m)[:300]))
+    note("a request in node 2's MCP session sent to node 3 is served by "
+         "node 2")
+
     # Another principal's token: node 2 knows the handle only as alice's.
     b3 = Modern(url3, tokb)
     st, m = b3.tool("execute_python", {"code": "print(w)",
