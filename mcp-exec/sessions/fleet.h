@@ -29,7 +29,8 @@
 #define FLEET_ERR_WRONG_NODE	-31003	/* the handle is another node's */
 #define FLEET_ERR_TASK_LOST	-31004	/* a task ran when its node restarted */
 
-/* data.reason of those errors (the router's own is "node_gone"). */
+/* data.reason of those errors (the router answers "node_gone" too). */
+#define FLEET_NODE_GONE		"node_gone"
 #define FLEET_NODE_DRAINING	"node_draining"
 #define FLEET_WRONG_NODE	"wrong_node"
 #define FLEET_TASK_LOST		"lost_with_node"
@@ -38,6 +39,14 @@
 #define FLEET_WRONG_NODE_FMT	"the handle belongs to node %s, not to this " \
 				"node (%s): send its requests through the " \
 				"fleet's router"
+/* Why a node with fleet.peer did not forward (transport/http.c). */
+#define FLEET_UNFORWARDED_FMT	"the handle belongs to node %s, not to this " \
+				"node (%s), and only a request with an " \
+				"Authorization header of its own is " \
+				"forwarded there: a client certificate " \
+				"proves who the caller is to this node only"
+/* The router's words, when a node forwarding to N hears nothing. */
+#define FLEET_GONE_FMT		"session lost: node %s is gone"
 #define FLEET_DRAINING_FMT	"node %s is draining and takes no new " \
 				"sessions: send the request through the " \
 				"fleet's router"

@@ -266,6 +266,51 @@ fleet_tls_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 }
 
 /*
+ * fleet.peer: a request for another node's handle goes to that node
+ * (transport/http_peer.c).  All five keys together: the listener other
+ * nodes forward to, the URL of every node's ("{node}" stands for its
+ * id), and the CA and this node's certificate and key, both ways.
+ */
+static void
+fleet_peer_section(struct conf_ctx *ctx, const json_t *o,
+    struct fleet_conf *f)
+{
+	static const char *const keys[] = { "listen", "url", "ca", "cert",
+	    "key", NULL };
+	struct fleet_peer *p = &f->peer;
+	json_t		*t;
+	const char	*s, *colon;
+	size_t		 i;
+
+	if (conf_get_object(ctx, o, "peer", &t) != 1)
+		return;
+	conf_check_keys(ctx, t, keys);
+	if (conf_get_string(ctx, t, "listen", &s) == 1 && ((colon =
+	    strrchr(s, ':')) == NULL || colon == s || colon[1] == '\0' ||
+	    strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
+	    xsnprintf(p->listen, sizeof(p->listen), "%s", s) == -1))
+		conf_error(ctx, json_object_get(t, "listen"), "listen: "
+		    "ADDR:PORT or [ADDR6]:PORT");
+	if (conf_get_string(ctx, t, "url", &s) == 1 && (strncmp(s,
+	    "https://", 8) != 0 || strstr(s, "{node}") == NULL ||
+	    xsnprintf(p->url, sizeof(p->url), "%s", s) == -1))
+		conf_error(ctx, json_object_get(t, "url"), "url: https://, "
+		    "with {node} where the node id goes (at most %d bytes)",
+		    FLEET_PEER_URL_MAX - 1);
+	get_path(ctx, t, "ca", p->ca, sizeof(p->ca));
+	get_path(ctx, t, "cert", p->cert, sizeof(p->cert));
+	get_path(ctx, t, "key", p->key, sizeof(p->key));
+	/* A key that is there and wrong has had its own error. */
+	for (i = 0; keys[i] != NULL; i++)
+		if (json_is_null(json_object_get(t, keys[i])) ||
+		    json_object_get(t, keys[i]) == NULL) {
+			conf_error(ctx, t, "peer: listen, url, ca, cert and "
+			    "key go together (%s is missing)", keys[i]);
+			break;
+		}
+}
+
+/*
  * fleet: what this node is called (node_id, a DNS label that ends its
  * handles), how it drains, and where the shared quota store is.  The
  * store is on only when redis is set (a unix socket path or host:port);
@@ -278,7 +323,7 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 {
 	static const char *const keys[] = { "node_id", "drain_grace_s",
 	    "redis", "on_unreachable", "lease_s", "password_file", "tls",
-	    NULL };
+	    "peer", NULL };
 	static const char *const modes[] = { "refuse", "local", NULL };
 	const char	*s, *colon;
 	int64_t		 i;
@@ -313,6 +358,7 @@ fleet_section(struct conf_ctx *ctx, const json_t *o, struct fleet_conf *f)
 	get_path(ctx, o, "password_file", f->password_file,
 	    sizeof(f->password_file));
 	fleet_tls_section(ctx, o, f);
+	fleet_peer_section(ctx, o, f);
 }
 
 int

@@ -106,6 +106,20 @@ struct fleet_tls {
 	char			server_name[256];	/* "": the host */
 };
 
+/*
+ * Forwarding between nodes (transport/http_peer.c): a TLS listener for
+ * other nodes' forwarded requests, and where each node's is: url with
+ * "{node}" for the node id.  listen "" means none of it.
+ */
+#define FLEET_PEER_URL_MAX	256
+struct fleet_peer {
+	char			listen[64];	/* ADDR:PORT */
+	char			url[FLEET_PEER_URL_MAX];
+	char			ca[PATH_MAX];	/* signs every node's cert */
+	char			cert[PATH_MAX];	/* this node's, its id in it */
+	char			key[PATH_MAX];
+};
+
 struct fleet_conf {
 	/* Ends every handle this server mints ("": none, one host). */
 	char			node_id[FLEET_NODE_MAX];
@@ -117,6 +131,7 @@ struct fleet_conf {
 	struct fleet_tls	tls;
 	enum fleet_unreachable	on_unreachable;
 	unsigned		lease_s;
+	struct fleet_peer	peer;
 };
 
 struct mcpexec_conf {

@@ -61,6 +61,7 @@ tool_client_proof(json_t *o, const struct tool_client *c)
 	SET("client_id", c->client_id);
 	SET("jti_sha256", c->jti_sha256);
 	SET("cert_sha256", c->cert_sha256);
+	SET("forwarded_by", c->forwarded_by);
 #undef SET
 	if (c->ngroups > 0 && (g = json_array()) != NULL) {
 		for (i = 0; i < c->ngroups; i++)

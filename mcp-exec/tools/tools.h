@@ -44,6 +44,7 @@ struct tool_req;
 #define CLIENT_VERSION_MAX	64
 #define CLIENT_ADDR_MAX		64	/* an IPv6 address in text */
 #define CLIENT_AUTH_MAX		16
+#define CLIENT_NODE_MAX		64	/* a fleet node id (sessions/fleet.h) */
 #define CLIENT_ISSUER_MAX	512	/* an OAuth issuer URL */
 #define CLIENT_SUBJECT_MAX	256	/* a token's sub, a certificate's subject */
 #define CLIENT_ID_MAX		128	/* a token's client_id or azp */
@@ -74,6 +75,8 @@ struct tool_client {
 	char		 client_id[CLIENT_ID_MAX];
 	char		 jti_sha256[65];	/* of the token's jti */
 	char		 cert_sha256[65];	/* the client certificate's */
+	/* The node that forwarded the request here ("": none). */
+	char		 forwarded_by[CLIENT_NODE_MAX];
 	/* The groups the transport vouches for (a static token's groups:, an
 	 * OAuth groups claim); past CLIENT_GROUPS_MAX they are dropped. */
 	char		 groups[CLIENT_GROUPS_MAX][CLIENT_GROUP_MAX];

@@ -322,6 +322,37 @@ http_post_request(struct http_sess *s, struct evhttp_request *req,
 	http_call_wait(c);
 }
 
+/*
+ * Whether to send the request to the node whose handle it names (node):
+ * with fleet.peer, not a request another node sent us, and only for a
+ * caller with an Authorization of its own, which the owner checks anew
+ * (a client certificate ends at this node's TLS): 1.  A caller without
+ * one gets -31003, saying so: -1 after replying.  0: the request goes on
+ * here.
+ */
+static int
+forward_to(struct http_tr *tr, struct evhttp_request *req,
+    const struct http_auth *a, const json_t *msg, char node[FLEET_NODE_MAX])
+{
+	const char	*method = json_string_value(json_object_get(msg,
+			    "method")), *v;
+	char		 text[2 * FLEET_NODE_MAX + sizeof(FLEET_UNFORWARDED_FMT)];
+
+	if (tr->peer_http == NULL || a->client.forwarded_by[0] != '\0' ||
+	    (method != NULL && strcmp(method, "initialize") == 0) ||
+	    !http_fleet_owner(tr, req, msg, node))
+		return 0;
+	if (http_header_one(req, "Authorization", &v) == 1)
+		return 1;
+	snprintf(text, sizeof(text), FLEET_UNFORWARDED_FMT, node,
+	    tr->srv->conf.fleet.node_id);
+	http_reply_json(req, 200, NULL, json_pack("{s:s, s:O?, s:{s:i, s:s, "
+	    "s:o}}", "jsonrpc", "2.0", "id", json_object_get(msg, "id"),
+	    "error", "code", FLEET_ERR_WRONG_NODE, "message", text, "data",
+	    fleet_error_data(FLEET_WRONG_NODE, node, NULL)));
+	return -1;
+}
+
 static void
 handle_post(struct http_tr *tr, struct evhttp_request *req,
     const struct http_auth *a)
@@ -335,7 +366,8 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 	const char		*accept, *ctype, *method, *body, *sid;
 	json_t			*msg, *id;
 	json_error_t		 je;
-	int			 sse;
+	char			 node[FLEET_NODE_MAX];
+	int			 sse, fwd;
 
 	if (http_header_one(req, "Accept", &accept) == -1 || accept == NULL ||
 	    (!media_listed(accept, "application/json") &&
@@ -377,6 +409,10 @@ handle_post(struct http_tr *tr, struct evhttp_request *req,
 		    "message (an object; batches are not supported)");
 		goto out;
 	}
+	/* Another node's handle: that node answers, through us (once). */
+	if ((fwd = forward_to(tr, req, a, msg, node)) == -1 || (fwd == 1 &&
+	    http_peer_forward(tr, req, a, node, msg, body, len) == 0))
+		goto out;
 	/* 2026-07-28: no MCP session, each request on its own. */
 	if (http_era_modern(req, msg)) {
 		http_era_post(tr, req, a, msg, body, len, sse);
@@ -495,13 +531,27 @@ http_request_cb(struct evhttp_request *req, void *arg)
 	struct http_tr		*tr = arg;
 	const struct evhttp_uri	*uri = evhttp_request_get_evhttp_uri(req);
 	const char		*path = uri ? evhttp_uri_get_path(uri) : NULL;
-	const char		*host;
+	const char		*host, *v;
 	struct http_auth	 a;
+	char			 from[FLEET_NODE_MAX] = "";
 
-	if (head_refused(req))
+	if (http_peer_listener(tr, req)) {
+		/* Another node, as its certificate proves: no browser
+		 * here, and only /mcp. */
+		if (http_peer_admit(tr, req, from) == -1)
+			return;
+		host = tr->hosts[0];
+		path = path != NULL && strcmp(path, HTTP_PATH) == 0 ? path :
+		    "";
+	} else if (head_refused(req) || check_host_origin(tr, req,
+	    &host) == -1)
 		return;
-	if (check_host_origin(tr, req, &host) == -1)
+	else if (http_header_one(req, HTTP_FORWARDED_BY, &v) != 0) {
+		/* Only the peer listener, where a certificate vouches. */
+		http_reply_error(req, 400, RPC_SERVER_ERROR, HTTP_FORWARDED_BY
+		    " is for the fleet's peer listener (fleet.peer.listen)");
 		return;
+	}
 	if (path != NULL && (strcmp(path, HTTP_METADATA_PATH) == 0 ||
 	    strcmp(path, HTTP_METADATA_PATH HTTP_PATH) == 0)) {
 		http_handle_metadata(tr, req);
@@ -518,8 +568,11 @@ http_request_cb(struct evhttp_request *req, void *arg)
 		    "is %s", HTTP_PATH);
 		return;
 	}
-	if (http_authenticate(tr, req, host, &a) == 0)
+	if (http_authenticate(tr, req, host, &a) == 0) {
+		snprintf(a.client.forwarded_by, sizeof(a.client.forwarded_by),
+		    "%s", from);
 		handle_mcp(tr, req, &a);
+	}
 	explicit_bzero(&a, sizeof(a));
 }
 
@@ -638,6 +691,7 @@ transport_http_new(struct server *srv, const char *listen)
 
 	tr->srv = srv;
 	LIST_INIT(&tr->sessions);
+	LIST_INIT(&tr->forwards);
 	tr->conns = xcalloc(1, sizeof(*tr->conns));
 	TAILQ_INIT(&tr->parked);
 	if (parse_listen(tr, listen) == -1) {
@@ -706,6 +760,8 @@ transport_http_start(struct http_tr *tr)
 		    ((struct sockaddr_in6 *)&ss)->sin6_port :
 		    ((struct sockaddr_in *)&ss)->sin_port);
 	names_init(tr);
+	if (http_peer_start(tr) == -1)
+		return -1;
 	tr->reaper = event_new(srv->base, -1, EV_PERSIST, http_sess_reap, tr);
 	tv.tv_sec = srv->conf.server.reap_interval_s;
 	tv.tv_usec = 0;
@@ -734,6 +790,8 @@ transport_http_free(struct http_tr *tr)
 	http_auth_stop(tr);
 	if (tr->http != NULL)
 		evhttp_free(tr->http);
+	/* After the callers' connections, whose ends free forwards. */
+	http_peer_stop(tr);
 	if (tr->reaper != NULL)
 		event_free(tr->reaper);
 	http_live_orphan(tr->conns);

@@ -82,6 +82,21 @@ http_fleet_visitor(struct http_tr *tr, struct evhttp_request *req,
 	    fleet_handle_node(h, node) && strcmp(node, self) == 0;
 }
 
+int
+http_fleet_owner(struct http_tr *tr, struct evhttp_request *req,
+    const json_t *msg, char node[FLEET_NODE_MAX])
+{
+	const char	*h;
+	char		 buf[SESSION_ID_MAX];
+
+	/* What the request acts on before the MCP session it is sent in,
+	 * as the router has it (docs/fleet-routing.md). */
+	if ((h = body_handle(msg, buf, sizeof(buf))) == NULL &&
+	    http_header_one(req, "Mcp-Session-Id", &h) != 1)
+		return 0;
+	return fleet_foreign(tr->srv->conf.fleet.node_id, h, node);
+}
+
 void
 http_fleet_visit(struct http_tr *tr, struct evhttp_request *req,
     const struct http_auth *a, const json_t *msg, const char *body,

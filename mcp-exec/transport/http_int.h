@@ -42,10 +42,13 @@
 #define HTTP_PARAM_SESSION	"Mcp-Param-" SESSION_ID_HEADER
 #define HTTP_HOSTS_MAX		8
 #define HTTP_HOST_LEN		(INET6_ADDRSTRLEN + 16)
+/* Which node sent a request on (http_peer.c): only on the peer listener. */
+#define HTTP_FORWARDED_BY	"Stockade-Forwarded-By"
 
 struct http_sess;
 struct http_call;
 struct http_park;
+struct peer_fwd;
 
 struct http_tr {
 	struct server		*srv;
@@ -68,6 +71,12 @@ struct http_tr {
 	struct event		*unpark;	/* a fetch ended, or a deadline */
 	struct http_park	*resuming;	/* the one asked again now */
 	unsigned		 round;		/* of asking them again */
+	/* fleet.peer (http_peer.c): other nodes' requests, and ours. */
+	struct evhttp		*peer_http;
+	SSL_CTX			*peer_ctx;
+	struct evdns_base	*dns;
+	LIST_HEAD(, peer_fwd)	 forwards;
+	unsigned		 nforwards;
 };
 
 /* Who a request's client is, and how it proved it (http_auth.c). */
@@ -220,6 +229,27 @@ int		 http_fleet_visitor(struct http_tr *, struct evhttp_request *,
 void		 http_fleet_visit(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);
+/*
+ * Node to node (http_peer.c).  http_fleet_owner: the node whose handle a
+ * request acts on (the body's session, task or artifact, else its
+ * Mcp-Session-Id), when another than this one: 1 and node set.
+ */
+int		 http_fleet_owner(struct http_tr *, struct evhttp_request *,
+		    const json_t *msg, char node[FLEET_NODE_MAX]);
+/* The listener for other nodes (fleet.peer.listen); -1 after logging. */
+int		 http_peer_start(struct http_tr *);
+void		 http_peer_stop(struct http_tr *);
+/* Whether a request came on that listener. */
+int		 http_peer_listener(struct http_tr *, struct evhttp_request *);
+/* The node a request there comes from, as its certificate proves;
+ * -1 after replying 403 (or 401 without the caller's Authorization). */
+int		 http_peer_admit(struct http_tr *, struct evhttp_request *,
+		    char from[FLEET_NODE_MAX]);
+/* Sends the request on to node and its reply back; -1 when no URL
+ * names node (nothing replied), 0 once it is on its way or refused. */
+int		 http_peer_forward(struct http_tr *, struct evhttp_request *,
+		    const struct http_auth *, const char *node,
+		    const json_t *msg, const char *body, size_t len);
 void		 http_era_post(struct http_tr *, struct evhttp_request *,
 		    const struct http_auth *, const json_t *msg,
 		    const char *body, size_t len, int sse);

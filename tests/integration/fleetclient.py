@@ -49,7 +49,7 @@ class Modern:
                 "io.modelcontextprotocol/clientInfo": {"name": "fleet",
                                                        "version": "1"}}
 
-    def rpc(self, method, params, headers=None, mirror=True):
+    def rpc(self, method, params, headers=None, mirror=True, timeout=60):
         """headers: extra ones; a None value removes a mirrored one."""
         params = dict(params, _meta=self.meta())
         rid = Modern.next_id
@@ -71,7 +71,7 @@ class Modern:
                 h[k] = v
         body = json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
                            "params": params})
-        status, msg, _ = _post(self.url, body, h)
+        status, msg, _ = _post(self.url, body, h, timeout)
         return status, msg
 
     def tool(self, name, arguments, **kw):

@@ -482,7 +482,17 @@ START_TEST(test_fleet_parsed_with_defaults)
 }
 END_TEST
 
-static const char *const bad_fleet_quota[] = {
+/* fleet.peer's five keys; PEER_OK all of them, right. */
+#define P_LISTEN	"listen: \"10.0.0.5:8443\""
+#define P_URL		"url: \"https://{node}.stockade-node.stockade.svc" \
+			":8443/mcp\""
+#define P_CA		"ca: /etc/stockade/fleet-ca.pem"
+#define P_CERT		"cert: /etc/stockade/node.pem"
+#define P_KEY		"key: /etc/stockade/node.key"
+#define P_FILES		P_CA ", " P_CERT ", " P_KEY
+#define PEER_OK		P_LISTEN ", " P_URL ", " P_FILES
+
+static const char *const bad_fleet_keys[] = {
 	"fleet: {redis: /r.sock, node_id: Node_1}\n",	/* not a DNS label */
 	"fleet: {redis: nohost, node_id: a}\n",
 	"fleet: {redis: \"h:\", node_id: a}\n",
@@ -497,6 +507,22 @@ static const char *const bad_fleet_quota[] = {
 	"fleet: {redis: /r.sock, node_id: a, password_file: pw}\n",
 	"fleet: {redis: /r.sock, node_id: a, sessions: 1}\n",
 	"fleet: /r.sock\n",
+	/* fleet.peer */
+	"fleet: {peer: {" P_LISTEN "}}\n",		/* not all five */
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", " P_CA ", " P_CERT "}}\n",
+	"fleet: {peer: {listen: \"10.0.0.5\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {listen: \":8443\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {listen: \"h:84x3\", " P_URL ", " P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", url: \"http://{node}:8443/mcp\", "
+	    P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", url: \"https://node-1:8443/mcp\", "
+	    P_FILES "}}\n",
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", ca: fleet-ca.pem, " P_CERT
+	    ", " P_KEY "}}\n",
+	"fleet: {peer: {" P_LISTEN ", " P_URL ", " P_CA ", " P_CERT
+	    ", key: ~}}\n",
+	"fleet: {peer: {" PEER_OK ", verify: none}}\n",
+	"fleet: {peer: \"https://{node}:8443/mcp\"}\n",
 };
 
 START_TEST(test_fleet_bad_refused)
@@ -504,11 +530,33 @@ START_TEST(test_fleet_bad_refused)
 	struct mcpexec_conf	 c;
 	char			 dir[PATH_MAX];
 
-	conf_with(dir, sizeof(dir), bad_fleet_quota[_i]);
+	conf_with(dir, sizeof(dir), bad_fleet_keys[_i]);
 	ck_assert_msg(mcpexec_conf_load(dir, &c) == -1, "accepted: %s",
-	    bad_fleet_quota[_i]);
+	    bad_fleet_keys[_i]);
 }
 END_TEST
+
+START_TEST(test_fleet_peer_parsed)
+{
+	struct mcpexec_conf	 c;
+	char			 dir[PATH_MAX];
+
+	conf_with(dir, sizeof(dir), "fleet: {node_id: a}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.peer.listen, "");
+	conf_with(dir, sizeof(dir), "fleet: {node_id: a, peer: {" PEER_OK
+	    "}}\n");
+	ck_assert_int_eq(mcpexec_conf_load(dir, &c), 0);
+	ck_assert_str_eq(c.fleet.peer.listen, "10.0.0.5:8443");
+	ck_assert_str_eq(c.fleet.peer.url,
+	    "https://{node}.stockade-node.stockade.svc:8443/mcp");
+	ck_assert_str_eq(c.fleet.peer.ca, "/etc/stockade/fleet-ca.pem");
+	ck_assert_str_eq(c.fleet.peer.cert, "/etc/stockade/node.pem");
+	ck_assert_str_eq(c.fleet.peer.key, "/etc/stockade/node.key");
+}
+END_TEST
+
+
 
 static Suite *
 profile_suite(void)
@@ -537,7 +585,8 @@ profile_suite(void)
 	tcase_add_test(tc, test_allowed_origins_limits);
 	tcase_add_test(tc, test_fleet_parsed_with_defaults);
 	tcase_add_loop_test(tc, test_fleet_bad_refused, 0,
-	    (int)nitems(bad_fleet_quota));
+	    (int)nitems(bad_fleet_keys));
+	tcase_add_test(tc, test_fleet_peer_parsed);
 	suite_add_tcase(s, tc);
 	return s;
 }
