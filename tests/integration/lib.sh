@@ -127,8 +127,8 @@ mcp_rules() {
 
 # gvisor_or_skip: with rules in $R naming `runtime: gvisor`, skip (exit
 # 77), saying why, where runsc cannot run here; any other refusal fails.
-# (wasm_or_skip: the same for `runtime: wasm`, where node is missing or
-# older than 20, as Debian 12's own nodejs is.)
+# (wasm_or_skip: the same for `runtime: wasm`, where neither the pinned
+# node of `make deps` nor the host's is there and 20 or later.)
 wasm_or_skip() { gvisor_or_skip; }
 gvisor_or_skip() {
 	local msg
