@@ -280,6 +280,7 @@ keep_running(const struct mcpexec_conf *run, struct mcpexec_conf *new)
 	KEEP(fleet.password_file, "fleet.password_file");
 	KEEP(fleet.on_unreachable, "fleet.on_unreachable");
 	KEEP(fleet.lease_s, "fleet.lease_s");
+	KEEP(fleet.tls, "fleet.tls");
 	/* The peer listener and its certificates are set up at start. */
 	KEEP(fleet.peer, "fleet.peer");
 #undef KEEP

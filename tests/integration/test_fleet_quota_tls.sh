@@ -74,7 +74,7 @@ node() {
 		curl -s -o /dev/null "http://127.0.0.1:$port/" && break
 		sleep 0.02
 	done
-	eval "PORT_${1//-/_}=$port"
+	eval "PORT_${1//-/_}=$port PID_${1//-/_}=$!"
 }
 node good "  tls:
     ca: $T/ca.pem
@@ -122,6 +122,18 @@ grep -ah '"event":"fleet_degraded"' "$LOG"/audit-*.log | grep '"node_id":"wrongc
     grep -q "certificate verify failed" ||
     fail "node wrongca's fleet_degraded does not say the certificate failed"
 note "each failure recorded as fleet_degraded, the wrong CA as a failed certificate"
+
+# A reload keeps the TLS settings the node connected with, and says so.
+sed -i "s#^    server_name: localhost\$#    server_name: other.example#" "$T/rules-good/mcp-exec.yaml"
+grep -q "server_name: other.example" "$T/rules-good/mcp-exec.yaml" || fail "sed missed server_name"
+kill -HUP "$PID_good"
+for _ in $(seq 1 250); do
+	grep -q "reload: fleet.tls changes at the next start" "$T/mx.err" && break
+	sleep 0.02
+done
+grep -q "reload: fleet.tls changes at the next start" "$T/mx.err" ||
+    fail "a reload changing fleet.tls did not warn"
+note "SIGHUP changing fleet.tls: warns that it applies at the next start"
 
 # rules check: a tls section needs a CA, a TCP store, and cert with key.
 for bad in "  tls: { cert: $T/node.pem, key: $T/node.key }@ca: required" \
